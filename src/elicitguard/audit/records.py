@@ -1,0 +1,182 @@
+"""Decision records: one structured audit event per decision on elicitation traffic.
+
+A record says what was decided, under which policy revision, about which message, and
+why, with enough to replay the decision (OPA's decision logs are the model) and nothing a
+reader could misuse: no form value, query value, header value, token or ``requestState``.
+Sessions and principals appear as keyed hashes; the issuer appears in clear.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import threading
+from typing import Any
+from urllib.parse import urlsplit
+
+from elicitguard.audit.sink import AuditSink
+from elicitguard.engine.decision import Decision
+from elicitguard.identity.keys import KeyRing
+from elicitguard.protocol.envelope import Envelope
+from elicitguard.protocol.items import Item, ItemKind
+
+__all__ = ["AuditLog", "decision_record"]
+
+MAX_ID_CHARS = 64
+
+
+class AuditLog:
+    """Numbers records, counts fast-path traffic, and writes through one sink."""
+
+    def __init__(self, sink: AuditSink, keys: KeyRing) -> None:
+        self.sink = sink
+        self.keys = keys
+        self._seq = itertools.count(1)
+        self._lock = threading.Lock()
+        self.counters: dict[str, int] = {"fast_path": 0, "decisions": 0, "records": 0}
+
+    def count_fast_path(self) -> None:
+        self.counters["fast_path"] += 1
+
+    def record(self, decision: Decision, envelope: Envelope) -> None:
+        """Write the record of one decision."""
+        self.counters["decisions"] += 1
+        if not self.sink.enabled:
+            return
+        with self._lock:
+            seq = next(self._seq)
+        event = decision_record(decision, envelope, self.keys, seq=seq)
+        self.counters["records"] += 1
+        self.sink.write(event)
+
+    def event(self, name: str, **fields: Any) -> None:
+        """Write a non-decision event (policy warnings, engine errors)."""
+        if not self.sink.enabled:
+            return
+        with self._lock:
+            seq = next(self._seq)
+        self.sink.write({"event": name, "ts": _now(), "seq": seq, **fields})
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def decision_record(
+    decision: Decision, envelope: Envelope, keys: KeyRing, *, seq: int
+) -> dict[str, Any]:
+    """Build the record of ``decision`` (metadata only)."""
+    message = envelope.message
+    method = message.get("method") if isinstance(message.get("method"), str) else None
+    items = [i for i in decision.items if isinstance(i, Item)]
+    if method is None and items:
+        method = items[0].method
+    principal = envelope.principal
+    return {
+        "event": "elicitguard.decision",
+        "ts": _now(),
+        "seq": seq,
+        "decision_id": decision.decision_id,
+        "policy": {
+            "name": decision.policy_name,
+            "revision": decision.policy_revision,
+            "environment": decision.environment,
+            "mode": decision.mode,
+        },
+        "side": envelope.side.value,
+        "direction": envelope.direction.value,
+        "transport": envelope.transport.value if envelope.transport is not None else None,
+        "protocol_version": decision.era,
+        "session": keys.id_hash(envelope.session) if envelope.session else None,
+        "principal": _principal(principal, keys),
+        "server": envelope.server,
+        "method": method,
+        "jsonrpc_id": _jsonrpc_id(message.get("id")),
+        "elicitation": [_item_meta(i) for i in items if i.is_elicitation],
+        "action": decision.action.value,
+        "enforced": decision.enforced,
+        "findings": [
+            {
+                "code": f.code,
+                "name": f.name,
+                "severity": f.severity.value,
+                "action": f.action.value,
+                "pointer": f.pointer,
+                "fingerprint": f.fingerprint,
+                "value_fingerprint": f.value_fingerprint,
+            }
+            for f in decision.findings
+        ],
+        "suppressed": [
+            {"code": s.code, "pointer": s.pointer, "reason": s.reason} for s in decision.suppressed
+        ],
+        "errors": list(decision.errors),
+        "duration_us": decision.duration_us,
+    }
+
+
+def _jsonrpc_id(value: Any) -> Any:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        return value[:MAX_ID_CHARS]
+    return None
+
+
+def _principal(principal: Any, keys: KeyRing) -> dict[str, Any] | None:
+    if principal is None:
+        return None
+    subject = getattr(principal, "subject", None)
+    issuer = getattr(principal, "issuer", None)
+    return {
+        "iss": issuer,
+        "sub": keys.id_hash(f"{issuer}\x00{subject}") if subject is not None else None,
+    }
+
+
+def _item_meta(item: Item) -> dict[str, Any]:
+    meta: dict[str, Any] = {"kind": item.kind.value, "pointer": item.pointer}
+    if item.mode is not None:
+        meta["mode"] = item.mode
+    if item.input_key is not None:
+        meta["input_key"] = item.input_key[:MAX_ID_CHARS]
+    if item.kind is ItemKind.FORM_REQUEST and isinstance(item.schema, dict):
+        props = item.schema.get("properties")
+        if isinstance(props, dict):
+            meta["fields"] = [
+                {
+                    "name": str(k)[:MAX_ID_CHARS],
+                    "type": v.get("type")
+                    if isinstance(v, dict) and isinstance(v.get("type"), str)
+                    else None,
+                }
+                for k, v in list(props.items())[:100]
+            ]
+    if item.kind is ItemKind.URL_REQUEST and isinstance(item.data, dict):
+        url = item.data.get("url")
+        if isinstance(url, str):
+            meta.update(_url_meta(url))
+    if item.kind is ItemKind.ELICIT_RESULT and isinstance(item.data, dict):
+        action = item.data.get("action")
+        meta["answer"] = action if action in ("accept", "decline", "cancel") else "invalid"
+        content = item.data.get("content")
+        if isinstance(content, dict):
+            meta["answered_fields"] = [str(k)[:MAX_ID_CHARS] for k in list(content)[:100]]
+    return meta
+
+
+def _url_meta(url: str) -> dict[str, Any]:
+    from elicitguard.engine.match import registrable_domain
+
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return {"url_scheme": None, "url_domain": None, "idn": None}
+    return {
+        "url_scheme": parts.scheme.lower()[:16] or None,
+        "url_domain": registrable_domain(host) if host else None,
+        "idn": "xn--" in host or any(ord(c) > 127 for c in host),
+    }

@@ -1,0 +1,81 @@
+"""Audit sinks: structlog loggers that write one JSON object per line.
+
+No global structlog configuration is touched: each sink is its own bound logger with its
+own processor chain (timestamp, redaction, JSON), so embedding elicitguard never changes an
+application's logging.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+import structlog
+
+from elicitguard.audit.redact import SENSITIVE_KEYS, Redactor
+
+__all__ = ["AuditSink", "open_sink"]
+
+
+_SENSITIVE_NEEDLES = tuple(b'"' + k.encode() + b'":' for k in sorted(SENSITIVE_KEYS))
+
+
+def _has_sensitive_key(line: bytes) -> bool:
+    """A cheap look for a sensitive key in a rendered line (orjson writes no spaces)."""
+    lowered = line.lower()
+    return any(needle in lowered and needle + b"null" not in lowered for needle in _SENSITIVE_NEEDLES)
+
+
+class AuditSink:
+    """Writes event dicts as JSON lines through the redaction boundary.
+
+    The boundary works on the rendered line, which keeps it cheap on the hot path: one
+    search for sensitive key names and one scan of the whole line for recognised secrets.
+    Only when either finds something is the event walked key by key.
+    """
+
+    def __init__(self, stream: IO[str] | None, *, redactor: Redactor | None = None) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+        self._redact = redactor or Redactor()
+        printer = structlog.PrintLogger(stream) if stream is not None else None  # type: ignore[arg-type]
+        self._logger = structlog.wrap_logger(printer, processors=[self._render])
+        self.enabled = stream is not None
+
+    def _render(self, _logger: Any, _name: str, event: Any) -> str:
+        line = orjson.dumps(event, default=str)
+        if _has_sensitive_key(line) or self._redact.finds_secret(line.decode("utf-8")):
+            line = orjson.dumps(self._redact(event), default=str)
+        return line.decode("utf-8")
+
+    def write(self, event: dict[str, Any]) -> None:
+        """Write one record (``event`` key included in the dict)."""
+        if not self.enabled:
+            return
+        name = event.pop("event", "elicitguard.decision")
+        with self._lock:
+            self._logger.msg(name, **event)
+
+    def close(self) -> None:
+        stream = self._stream
+        if stream is not None and stream not in (sys.stderr, sys.stdout):
+            stream.close()
+        self.enabled = False
+
+
+def open_sink(kind: str, file: str | None = None) -> AuditSink:
+    """Open ``stderr``, ``file`` (appending, mode 0600) or ``none``."""
+    if kind == "none":
+        return AuditSink(None)
+    if kind == "stderr":
+        return AuditSink(sys.stderr)
+    if file is None:
+        msg = "audit sink `file` needs `audit.file: PATH`"
+        raise ValueError(msg)
+    path = Path(file)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    return AuditSink(os.fdopen(fd, "a", encoding="utf-8", buffering=1))

@@ -1,0 +1,122 @@
+"""Classify the fields of an elicitation form: does it ask for a secret or sensitive data?
+
+The spec's first MUST for form mode (EL-01, EL-02) is that servers never collect passwords,
+API keys, access tokens or payment credentials through it. Keyword lists alone catch few of
+those forms outside English and flag many harmless ones (DETECTION.md section 5), so this
+module combines a lexicon per language (``checks/data/lexicon/*.yaml``) with the shape of
+each property: its key split into words, title, description, ``format``, ``writeOnly``,
+length bounds, default and type. Everything here is pure and cached; rules EG201, EG203 and
+EG206 call it and decide what to do with the verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from elicitguard.checks.forms._classify import FormContext, classify_field
+from elicitguard.checks.forms._lexicon import Lexicon, compile_lexicon, freeze_extra
+from elicitguard.checks.forms._message import find_ask, mentions_otp_context
+from elicitguard.checks.forms._scan import scan
+from elicitguard.checks.forms._shape import Shape, shape_of, texts_of
+from elicitguard.checks.forms._types import (
+    ALL_LANGUAGES,
+    SECRET_CLASSES,
+    SENSITIVE_CLASSES,
+    FieldVerdict,
+    MessageAsk,
+)
+
+__all__ = [
+    "ALL_LANGUAGES",
+    "SECRET_CLASSES",
+    "SENSITIVE_CLASSES",
+    "FieldVerdict",
+    "MessageAsk",
+    "classify_form",
+    "message_asks_for_secret",
+]
+
+ExtraWords = Mapping[str, Mapping[str, Sequence[str]]]
+
+
+def _lexicon(languages: Sequence[str], extra_words: ExtraWords | None) -> Lexicon:
+    """The compiled lexicon for these settings (built once, then cached)."""
+    return compile_lexicon(tuple(languages), freeze_extra(extra_words))
+
+
+def message_asks_for_secret(
+    message: str,
+    *,
+    languages: Sequence[str] = ALL_LANGUAGES,
+    extra_words: ExtraWords | None = None,
+) -> MessageAsk | None:
+    """Whether ``message`` tells the user to type or paste a secret (for EG206, form mode).
+
+    Args:
+        message: the ``message`` of a form-mode elicitation request.
+        languages: lexicons to use; codes as in ``ALL_LANGUAGES``.
+        extra_words: ``{lang: {class_or_list: [words]}}`` added to the lexicons.
+    """
+    return find_ask(_lexicon(languages, extra_words), message)
+
+
+def _properties(requested_schema: Mapping[str, object]) -> list[tuple[str, Mapping[str, object]]]:
+    """The properties of the schema that are objects (others cannot be classified)."""
+    props = requested_schema.get("properties")
+    if not isinstance(props, Mapping):
+        return []
+    return [(str(k), v) for k, v in props.items() if isinstance(v, Mapping)]
+
+
+def _is_postal(lex: Lexicon, items: list[tuple[str, str, str, Shape]]) -> bool:
+    """Whether the form collects an address (then a "PIN code" is a postal code)."""
+    return any(
+        scan(lex, key, True).has("postal_context") or scan(lex, title).has("postal_context")
+        for key, title, _, _ in items
+    )
+
+
+def classify_form(
+    requested_schema: Mapping[str, object],
+    *,
+    message: str | None = None,
+    languages: Sequence[str] = ALL_LANGUAGES,
+    extra_words: ExtraWords | None = None,
+    allowed_fields: Collection[str] = (),
+) -> list[FieldVerdict]:
+    """Return one verdict per property of ``requested_schema``, in schema order.
+
+    Args:
+        requested_schema: the form's ``requestedSchema`` (an object schema of primitives).
+        message: the request's ``message``; it names the secret when the only text field is
+            called something generic like ``value``.
+        languages: lexicons to use; codes as in ``ALL_LANGUAGES``.
+        extra_words: ``{lang: {class_or_list: [words]}}`` added to the lexicons, for example
+            ``{"de": {"password": ["Losung"]}, "en": {"negative": ["token ring"]}}``.
+        allowed_fields: property keys (or pointers) the policy declares harmless.
+    """
+    lex = _lexicon(languages, extra_words)
+    items = [(key, *texts_of(prop), shape_of(prop)) for key, prop in _properties(requested_schema)]
+    ask = find_ask(lex, message) if message else None
+    free_text = [key for key, _, _, shape in items if shape.kind == "text"]
+    base = FormContext(
+        ask=None,
+        otp_hint=bool(message) and mentions_otp_context(lex, message or ""),
+        postal=_is_postal(lex, items),
+    )
+    with_ask = FormContext(ask, base.otp_hint, base.postal)
+    verdicts = []
+    for key, title, desc, shape in items:
+        ctx = with_ask if ask is not None and free_text == [key] else base
+        verdict = classify_field(lex, key, title, desc, shape, ctx)
+        if key in allowed_fields or verdict.pointer in allowed_fields:
+            verdict = _allowed(verdict)
+        verdicts.append(verdict)
+    return verdicts
+
+
+def _allowed(verdict: FieldVerdict) -> FieldVerdict:
+    """The verdict for a field the policy allows by name."""
+    return FieldVerdict(
+        verdict.field, verdict.pointer, None, None, verdict.language, "low", ("allowed by policy",)
+    )

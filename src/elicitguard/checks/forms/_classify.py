@@ -1,0 +1,224 @@
+"""Weigh the evidence about one form property and name what it collects.
+
+Evidence is scored per class: the key and the title weigh 2, the description 1 (0 when the
+field is plainly something else, such as a username, or the description says "never"/"not"),
+the request message 2 when the form has a single free-text field, ``format: password`` or
+``writeOnly`` 2, a length that fits the class 1 (3-4 characters for a CVV, 4-8 for a code).
+Type rules then veto what the input kind cannot carry (see ``_shape``), and the best class
+wins: score 4 or more is ``high`` confidence, 2 or more ``medium``, anything else ``low``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from elicitguard.checks.forms._lexicon import Lexicon
+from elicitguard.checks.forms._message import PRIORITY, language_of, reported
+from elicitguard.checks.forms._scan import ClassHit, Scan, scan
+from elicitguard.checks.forms._shape import Shape
+from elicitguard.checks.forms._types import Confidence, FieldVerdict, MessageAsk
+
+_SECRET_RAW = frozenset(PRIORITY[:8])
+_NUMERIC = frozenset(
+    ("pin", "password", "otp", "cvv", "card_number", "government_id", "bank_account", "health")
+)
+_WEIGHT = {"key": 2.0, "title": 2.0, "description": 1.0}
+_LANGUAGE_RANK = {"title": 0, "description": 1, "key": 2}  # prose tells the language best
+
+
+@dataclass(frozen=True, slots=True)
+class FormContext:
+    """What the rest of the form says about each field."""
+
+    ask: MessageAsk | None
+    otp_hint: bool
+    postal: bool
+
+
+@dataclass(slots=True)
+class _Evidence:
+    """Per-class scores and the reasons behind them."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    best_hit: dict[str, tuple[int, ClassHit]] = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+
+    def add(self, cls: str, weight: float, reason: str) -> None:
+        """Add ``weight`` to ``cls``."""
+        self.scores[cls] = self.scores.get(cls, 0.0) + weight
+        self.reasons.append(reason)
+
+    def add_hits(self, source: str, hits: Iterable[ClassHit]) -> None:
+        """Count each class at most once per source, at its strongest term."""
+        strongest: dict[str, ClassHit] = {}
+        for hit in hits:
+            if hit.key_only and source != "key":
+                continue
+            held = strongest.get(hit.cls)
+            if held is None or (held.weak and not hit.weak):
+                strongest[hit.cls] = hit
+        for cls, hit in strongest.items():
+            weight = _WEIGHT[source] / (2 if hit.weak else 1)
+            self.add(cls, weight, f"{source}: '{hit.term}' ({cls}, {hit.lang})")
+            rank = _LANGUAGE_RANK[source]
+            if cls not in self.best_hit or rank < self.best_hit[cls][0]:
+                self.best_hit[cls] = (rank, hit)
+
+    def drop(self, classes: Iterable[str], reason: str) -> None:
+        """Veto classes the field cannot carry."""
+        gone = [c for c in classes if c in self.scores]
+        for cls in gone:
+            del self.scores[cls]
+        if gone:
+            self.reasons.append(reason)
+
+
+def _fits(cls: str, shape: Shape) -> bool:
+    """Whether the declared bounds fit the usual length of the class."""
+    hi = shape.max_len if shape.max_len is not None else shape.min_len
+    top = shape.maximum
+    if cls == "cvv":
+        return (hi is not None and 3 <= hi <= 4) or (top is not None and 999 <= top <= 9999)
+    if cls in ("otp", "pin"):
+        return (hi is not None and 4 <= hi <= 8) or (top is not None and 999 <= top < 1e8)
+    if cls == "card_number":
+        return (hi is not None and 12 <= hi <= 19) or (top is not None and top >= 1e11)
+    return False
+
+
+def _code_is_otp(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> bool:
+    """A bare "code" field is a one-time code when sent to the user or shaped like one."""
+    if not any(s.has("code") for s in scans[:2]):
+        return False
+    return any(s.has("otp_context") for s in scans) or ctx.otp_hint or _fits("otp", shape)
+
+
+def _title_explains_key(title: Scan) -> bool:
+    """A title that only talks *about* a secret ("Name of the API key") overrides the key."""
+    return bool(title.notes) and not title.hits
+
+
+def _gather(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> _Evidence:
+    """Collect evidence from texts, the message, format, length and default."""
+    key, title, desc = scans
+    ev = _Evidence()
+    if not _title_explains_key(title):
+        ev.add_hits("key", key.hits)
+    ev.add_hits("title", title.hits)
+    benign = not ev.scores and (key.has("benign") or title.has("benign"))
+    if not benign and not desc.has("deny"):
+        ev.add_hits("description", desc.hits)
+    if not ev.scores and _code_is_otp(scans, shape, ctx):
+        ev.add("otp", 2.0, "a code field sent to the user or sized like one")
+    if not ev.scores and ctx.ask is not None and not benign:
+        ev.add(ctx.ask.secret_class, 2.0, "the message asks for it; this is the only text field")
+    _format_signals(ev, shape)
+    return ev
+
+
+def _format_signals(ev: _Evidence, shape: Shape) -> None:
+    """``format: password``, ``writeOnly``, fitting length and the default's shape."""
+    secret = [c for c in ev.scores if c in _SECRET_RAW]
+    for flag, name in (
+        (shape.fmt == "password", "format: password"),
+        (shape.write_only, "writeOnly"),
+    ):
+        if flag:
+            ev.add(secret[0] if secret else "password", 2.0, name)
+    for cls in list(ev.scores):
+        if _fits(cls, shape):
+            ev.add(cls, 1.0, f"length bounds fit {cls}")
+    if shape.default == "mask":
+        ev.add(secret[0] if secret else "password", 1.0, "default is a masked value")
+    elif shape.default == "private_key":
+        ev.add("private_key", 2.0, "default looks like a private key")
+    elif shape.default == "token" and secret:
+        ev.add(secret[0], 1.0, "default looks like a token")
+
+
+def _apply_type_rules(
+    ev: _Evidence, shape: Shape, scans: tuple[Scan, ...], ctx: FormContext
+) -> None:
+    """Veto classes that the input kind cannot carry."""
+    if shape.kind in ("boolean", "choice"):
+        ev.drop(
+            [c for c in ev.scores if c != "health"],
+            f"a {shape.kind} field cannot hold a typed secret",
+        )
+    elif shape.kind == "number":
+        ev.drop(
+            [c for c in ev.scores if c not in _NUMERIC], "a number field holds only numeric secrets"
+        )
+        if "password" in ev.scores:
+            ev.add("password", -1.0, "a numeric password is less likely")
+    elif shape.kind == "formatted":
+        ev.drop(list(ev.scores), f"format {shape.fmt} is not a secret")
+    if ctx.postal and "pin" in ev.scores and not _explicit_pin(scans, shape):
+        ev.drop(["pin"], "PIN next to address fields: a postal PIN code")
+
+
+def _explicit_pin(scans: tuple[Scan, ...], shape: Shape) -> bool:
+    """A PIN that is clearly a secret even among address fields."""
+    return (
+        shape.fmt == "password"
+        or shape.write_only
+        or any(h.cls == "password" for s in scans for h in s.hits)
+    )
+
+
+def _confidence(score: float) -> Confidence:
+    """Map a score to a confidence level."""
+    if score >= 4:
+        return "high"
+    return "medium" if score >= 2 else "low"
+
+
+def _best(ev: _Evidence, classes: frozenset[str]) -> str | None:
+    """The highest-scoring class of a family; ties go to the more specific class."""
+    found = [c for c in ev.scores if c in classes]
+    if not found:
+        return None
+    return max(found, key=lambda c: (ev.scores[c], -PRIORITY.index(c)))
+
+
+@lru_cache(maxsize=8192)
+def classify_field(
+    lex: Lexicon, key: str, title: str, desc: str, shape: Shape, ctx: FormContext
+) -> FieldVerdict:
+    """Classify one property (cached: servers repeat their forms)."""
+    scans = (scan(lex, key, True), scan(lex, title), scan(lex, desc))
+    ev = _gather(scans, shape, ctx)
+    _apply_type_rules(ev, shape, scans, ctx)
+    secret = _best(ev, _SECRET_RAW)
+    sensitive = _best(ev, frozenset(PRIORITY[8:]))
+    top = secret or sensitive
+    score = ev.scores[top] if top else 0.0
+    if sensitive == "health" and shape.kind in ("boolean", "choice", "number"):
+        score = min(score, 1.0)
+    notes = [f"{src}: {n}" for src, s in zip(_WEIGHT, scans, strict=True) for n in s.notes]
+    return FieldVerdict(
+        field=key,
+        pointer="/properties/" + key.replace("~", "~0").replace("/", "~1"),
+        secret_class=reported(secret) if secret else None,
+        sensitive_class=sensitive,
+        language=_language(ev, top, scans, ctx),
+        confidence=_confidence(score),
+        reasons=tuple(ev.reasons + notes),
+    )
+
+
+def _language(
+    ev: _Evidence, top: str | None, scans: tuple[Scan, ...], ctx: FormContext
+) -> str | None:
+    """The language of the evidence for the winning class."""
+    if top is None:
+        return None
+    ranked = ev.best_hit.get(top)
+    if ranked is not None:
+        return language_of(ranked[1], scans)
+    if ctx.ask is not None and ctx.ask.secret_class == reported(top):
+        return ctx.ask.language
+    langs = [lang for s in scans for lang in s.langs]
+    return max(set(langs), key=langs.count) if langs else None

@@ -1,0 +1,84 @@
+"""Decide whether a request message tells the user to type or paste a secret (EG206).
+
+A secret word alone is not enough ("your API key usage is 80%", "forgot your password?"):
+the same sentence must hold an ask verb ("enter", "请输入", "入力", "introduzca", "geben Sie
+… ein", "saisissez") and no deny word ("never", "do not", "请勿", "しないで", "nunca"). Deny
+words count anywhere in the sentence because Japanese puts negation after the verb;
+parentheses end a sentence so that "(we never store it)" does not cancel the ask before it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from elicitguard.checks.forms._lexicon import Lexicon
+from elicitguard.checks.forms._scan import ClassHit, Scan, scan
+from elicitguard.checks.forms._types import MessageAsk
+
+_SENTENCE_END = re.compile(r"[.!?;\n\r()\[\]。！？；（）「」『』\u2026]+")
+PRIORITY: tuple[str, ...] = (
+    "private_key",
+    "api_key",
+    "cvv",
+    "card_number",
+    "otp",
+    "pin",
+    "password",
+    "security_answer",
+    "government_id",
+    "bank_account",
+    "health",
+)
+_SECRET_RAW = frozenset(PRIORITY[:8])
+
+
+def reported(cls: str) -> str:
+    """The public class name of a lexicon class (``pin`` is a kind of password)."""
+    return "password" if cls == "pin" else cls
+
+
+def pick(hits: list[ClassHit] | tuple[ClassHit, ...]) -> ClassHit:
+    """The hit of the most specific class (private key beats a generic token)."""
+    return min(hits, key=lambda h: (PRIORITY.index(h.cls), h.weak, h.start))
+
+
+def language_of(hit: ClassHit, scans: tuple[Scan, ...]) -> str:
+    """The hit's language, preferring the one its text is unambiguously written in."""
+    langs = [lang for s in scans for lang in s.langs]
+    candidates = list(dict.fromkeys(h.lang for s in scans for h in s.hits if h.term == hit.term))
+    if len(candidates) > 1:
+        return max(candidates, key=lambda lang: (langs.count(lang), -candidates.index(lang)))
+    return hit.lang
+
+
+def _sentence_ask(lex: Lexicon, sentence: str) -> MessageAsk | None:
+    """The ask of one sentence, if it has one."""
+    found = scan(lex, sentence)
+    if not found.has("ask") or found.has("deny"):
+        return None
+    hits = [h for h in found.hits if h.cls in _SECRET_RAW and not h.key_only]
+    if not hits and found.has("code") and found.has("otp_context"):
+        return MessageAsk("otp", found.langs[0] if found.langs else None, ("code sent to user",))
+    if not hits:
+        return None
+    best = pick(hits)
+    return MessageAsk(
+        reported(best.cls),
+        language_of(best, (found,)),
+        (f"message asks for '{best.term}' ({best.cls}, {best.lang})",),
+    )
+
+
+def find_ask(lex: Lexicon, message: str) -> MessageAsk | None:
+    """The first sentence of ``message`` that asks the user for a secret."""
+    for sentence in _SENTENCE_END.split(message):
+        if sentence.strip():
+            ask = _sentence_ask(lex, sentence)
+            if ask is not None:
+                return ask
+    return None
+
+
+def mentions_otp_context(lex: Lexicon, message: str) -> bool:
+    """Whether the message says a code was sent (SMS, e-mail, authenticator app)."""
+    return scan(lex, message).has("otp_context")

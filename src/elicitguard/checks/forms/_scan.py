@@ -1,0 +1,122 @@
+"""Find lexicon terms in one piece of text and drop those that only talk *about* a secret.
+
+A class word next to a modifier ("password *policy*", "*max* tokens", "longueur du mot de
+passe", "パスワードの長さ") names a property of the secret, not the secret; modifiers may be
+joined by connector words ("of", "de", "の"). Results are cached per text, since servers
+repeat the same forms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from elicitguard.checks.forms._lexicon import Entry, Lexicon
+from elicitguard.checks.forms._text import normalize
+from elicitguard.checks.forms._types import SECRET_CLASSES
+
+_SECRET_RAW = frozenset((*SECRET_CLASSES, "pin"))
+_CLASS_EXEMPT_FROM_MODIFIERS = frozenset(("security_answer",))
+
+
+@dataclass(frozen=True, slots=True)
+class ClassHit:
+    """An unsuppressed class term found in a text."""
+
+    cls: str
+    lang: str
+    term: str
+    weak: bool
+    key_only: bool
+    start: int
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """Everything the classifier needs to know about one text."""
+
+    hits: tuple[ClassHit, ...]
+    roles: tuple[tuple[str, int], ...]
+    langs: tuple[str, ...]
+    notes: tuple[str, ...]
+    role_names: frozenset[str]
+
+    def has(self, role: str) -> bool:
+        """Whether a word of ``role`` (``benign``, ``ask`` …) occurs in the text."""
+        return role in self.role_names
+
+    def first(self, role: str) -> int | None:
+        """Position of the first word of ``role``, if any."""
+        return next((pos for name, pos in self.roles if name == role), None)
+
+
+_Match = tuple[int, int, str, tuple[Entry, ...]]
+
+
+def _adjacent(lex: Lexicon, text: str, end: int, start: int) -> bool:
+    """Whether only connector words separate two matches."""
+    return all(word in lex.connectors for word in text[end:start].split())
+
+
+def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: str) -> bool:
+    """Whether the class term at ``index`` is qualified by a modifier before or after it."""
+    if cls in _CLASS_EXEMPT_FROM_MODIFIERS:
+        return False
+    secret = cls in _SECRET_RAW
+    after = {"after", "after_secret"} if secret else {"after"}
+    before = {"before", "before_secret"} if secret else {"before"}
+    start, end = matches[index][0], matches[index][1]
+    if index + 1 < len(matches):
+        nxt = matches[index + 1]
+        if any(e.tag in after for e in nxt[3]) and _adjacent(lex, text, end, nxt[0]):
+            return True
+    if index > 0:
+        prev = matches[index - 1]
+        if any(e.tag in before for e in prev[3]) and _adjacent(lex, text, prev[1], start):
+            return True
+    return False
+
+
+def _scan_normalized(lex: Lexicon, text: str) -> Scan:
+    """Scan already normalised text."""
+    matches: list[_Match] = [
+        (m.start(), m.end(), m.group(), lex.entries.get(m.group(), ()))
+        for m in lex.pattern.finditer(text)
+    ]
+    hits: list[ClassHit] = []
+    roles: list[tuple[str, int]] = []
+    langs: list[str] = []
+    notes: list[str] = []
+    for index, (start, _end, term, entries) in enumerate(matches):
+        label = " ".join(term.split())
+        if len({e.lang for e in entries}) == 1:
+            langs.append(entries[0].lang)
+        for entry in entries:
+            if entry.tag not in _CLASSES_AND_PIN:
+                roles.append((entry.tag, start))
+                if entry.tag == "negative":
+                    notes.append(f"negative '{label}'")
+            elif _modified(lex, text, matches, index, entry.tag):
+                notes.append(f"'{label}' qualified by a modifier")
+            else:
+                hits.append(
+                    ClassHit(entry.tag, entry.lang, label, entry.weak, entry.key_only, start)
+                )
+    return Scan(
+        tuple(hits),
+        tuple(roles),
+        tuple(langs),
+        tuple(dict.fromkeys(notes)),
+        frozenset(name for name, _ in roles),
+    )
+
+
+_CLASSES_AND_PIN = frozenset(
+    (*SECRET_CLASSES, "pin", "government_id", "bank_account", "health"),
+)
+
+
+@lru_cache(maxsize=32768)
+def scan(lex: Lexicon, text: str, identifier: bool = False) -> Scan:
+    """Scan ``text`` (an identifier when ``identifier``: camelCase is split)."""
+    return _scan_normalized(lex, normalize(text, identifier=identifier))

@@ -1,0 +1,485 @@
+"""PII detection for single values: emails, phones, cards, IBANs, SSNs, national ids.
+
+Why: URL-01 forbids personal data in the URLs that servers send users to, and other rules
+reuse the same detectors on form content. Personal data detectors are noisy unless every
+candidate is validated, so each detector here follows Presidio's shape (candidate regex,
+validation that can invalidate, key-name context that raises confidence) with the
+well-kept libraries doing the validation: ``phonenumbers`` for phones and
+``python-stdnum`` for Luhn, IBAN mod-97, US SSN ranges and national ids. A failing
+checksum means no finding; numbers that are only plausible with context (bare 9-digit
+SSNs, 11-digit national ids, phones without ``+``) need a key name such as ``ssn`` or
+``phone``. Nothing here logs or raises with a value.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import ipaddress
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Final
+
+import phonenumbers
+from stdnum import iban as _iban
+from stdnum import luhn as _luhn
+from stdnum.us import ssn as _us_ssn
+
+from elicitguard.checks.secrets import is_placeholder, normalize_key_name
+from elicitguard.checks.urls import is_known_tld
+
+__all__ = ["PiiMatch", "pii_context", "scan_pii"]
+
+
+@dataclass(frozen=True, slots=True)
+class PiiMatch:
+    """One piece of personal data. ``value`` is used only for a keyed fingerprint."""
+
+    type: str
+    value: str
+    confidence: str
+
+    def __repr__(self) -> str:
+        """Keep personal data out of reprs and assertion messages."""
+        return f"PiiMatch(type={self.type!r}, value=<{len(self.value)} chars>, confidence={self.confidence!r})"
+
+
+# --------------------------------------------------------------------------- key context
+
+_CONTEXT_WORDS: Final[dict[str, frozenset[str]]] = {
+    "email": frozenset({"email", "mail", "e_mail", "emailaddress", "login_hint", "recipient"}),
+    "phone": frozenset(
+        {
+            "phone",
+            "tel",
+            "telephone",
+            "mobile",
+            "cell",
+            "msisdn",
+            "sms",
+            "whatsapp",
+            "fax",
+            "phone_number",
+            "phonenumber",
+            "mobile_number",
+            "cellphone",
+        }
+    ),
+    "card": frozenset(
+        {
+            "card",
+            "cc",
+            "pan",
+            "card_number",
+            "cardnumber",
+            "ccnum",
+            "credit_card",
+            "creditcard",
+            "cc_number",
+        }
+    ),
+    "ssn": frozenset({"ssn", "social_security", "social_security_number", "ssn_number", "itin"}),
+    "national_id": frozenset(
+        {
+            "national_id",
+            "nationalid",
+            "nid",
+            "id_number",
+            "idnumber",
+            "tax_id",
+            "taxid",
+            "tin",
+            "nino",
+            "nif",
+            "nie",
+            "dni",
+            "cpf",
+            "aadhaar",
+            "pesel",
+            "bsn",
+            "personnummer",
+            "hetu",
+            "nric",
+            "curp",
+            "rrn",
+            "sin",
+            "tfn",
+            "nhs",
+            "nhs_number",
+            "steuer_id",
+            "codice_fiscale",
+            "fiscal_code",
+            "personal_id",
+            "personal_number",
+            "citizen_id",
+            "resident_id",
+        }
+    ),
+    "iban": frozenset({"iban", "bank_account", "account_number"}),
+    "dob": frozenset({"dob", "birthdate", "birth_date", "date_of_birth", "birthday", "bday"}),
+    "person_name": frozenset(
+        {
+            "first_name",
+            "last_name",
+            "full_name",
+            "given_name",
+            "family_name",
+            "surname",
+            "firstname",
+            "lastname",
+            "fullname",
+            "middle_name",
+            "maiden_name",
+            "legal_name",
+        }
+    ),
+    "address": frozenset(
+        {
+            "street",
+            "street_address",
+            "address_line1",
+            "address_line_1",
+            "address1",
+            "home_address",
+            "postal_address",
+            "mailing_address",
+            "billing_address",
+        }
+    ),
+    "ip_address": frozenset(
+        {"ip", "ip_address", "ipaddress", "client_ip", "remote_addr", "user_ip", "remote_ip"}
+    ),
+}
+_ID_LIKE_TAILS: Final = frozenset(
+    {
+        "id",
+        "ids",
+        "count",
+        "ts",
+        "timestamp",
+        "time",
+        "version",
+        "page",
+        "offset",
+        "limit",
+        "size",
+        "seq",
+        "order",
+        "ref",
+    }
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def pii_context(key_name: str | None) -> str | None:
+    """Which PII family a key name announces (``email``, ``phone`` …), if any."""
+    if not key_name:
+        return None
+    normal = normalize_key_name(key_name)
+    words = normal.split("_")
+    for family, names in _CONTEXT_WORDS.items():
+        if normal in names or words[-1] in names:
+            return family
+    return None
+
+
+def _id_like(key_name: str | None) -> bool:
+    if not key_name:
+        return False
+    return normalize_key_name(key_name).split("_")[-1] in _ID_LIKE_TAILS
+
+
+# --------------------------------------------------------------------------- emails
+
+
+_EMAIL_RE: Final = re.compile(
+    r"(?<![A-Za-z0-9._%+-])([A-Za-z0-9][A-Za-z0-9._%+-]{0,63})@"
+    r"((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+([A-Za-z]{2,24}))(?![A-Za-z0-9-])"
+)
+_NON_PERSONAL_LOCALS: Final = frozenset(
+    {"git", "noreply", "no-reply", "donotreply", "mailer-daemon"}
+)
+
+
+def _emails(value: str, context: str | None) -> Iterator[PiiMatch]:
+    for match in _EMAIL_RE.finditer(value):
+        local, _domain, tld = match.groups()
+        if not is_known_tld(tld) or local.lower() in _NON_PERSONAL_LOCALS:
+            continue
+        if is_placeholder(match.group(0)) and "@" not in match.group(0):
+            continue
+        yield PiiMatch("email", match.group(0), "high" if context == "email" else "medium")
+
+
+# --------------------------------------------------------------------------- phones
+
+_PHONE_CANDIDATE_RE: Final = re.compile(r"^\+?[0-9][0-9 ().-]{6,20}[0-9]$")
+_PHONE_REGIONS: Final = ("US", "GB", "DE", "FR", "IN", "CA", "BR", "AU", "ES", "IT", "NL", "JP")
+
+
+def _phones(value: str, context: str | None) -> Iterator[PiiMatch]:
+    text = value.strip()
+    if context == "phone" or text.startswith("+"):
+        if not _PHONE_CANDIDATE_RE.match(text):
+            yield from _phones_in_text(value, context)
+            return
+        regions: tuple[str | None, ...] = (None,) if text.startswith("+") else _PHONE_REGIONS
+        for region in regions:
+            try:
+                number = phonenumbers.parse(text, region)
+            except phonenumbers.NumberParseException:
+                continue
+            if phonenumbers.is_valid_number(number):
+                yield PiiMatch("phone", text, "high" if context == "phone" else "medium")
+                return
+    elif "+" in text:
+        yield from _phones_in_text(value, context)
+
+
+def _phones_in_text(value: str, context: str | None) -> Iterator[PiiMatch]:
+    if not re.search(r"\+[0-9]", value) and context != "phone":
+        return
+    region = "US" if context == "phone" else None
+    matcher = phonenumbers.PhoneNumberMatcher(value, region, leniency=phonenumbers.Leniency.VALID)
+    for found in matcher:
+        if found.raw_string.lstrip().startswith("+") or context == "phone":
+            yield PiiMatch("phone", found.raw_string, "high" if context == "phone" else "medium")
+
+
+# --------------------------------------------------------------------------- cards, IBAN
+
+_CARD_RE: Final = re.compile(r"(?<![0-9])(?:[0-9][ -]?){11,18}[0-9](?![0-9])")
+_CARD_PREFIXES: Final = re.compile(
+    r"^(?:4|5[1-5]|2(?:2[2-9][1-9]|2[3-9]|[3-6]|7[01]|720)|3[47]|3(?:0[0-5]|[68])|6(?:011|5|4[4-9])"
+    r"|35(?:2[89]|[3-8])|62|5[06-9]|6[0-9])"
+)
+
+
+def _card_ok(digits: str, context: str | None) -> bool:
+    if len(set(digits)) == 1 or not _CARD_PREFIXES.match(digits):
+        return False
+    if context != "card" and not (
+        len(digits) == 16 or (len(digits) == 15 and digits[:2] in {"34", "37"})
+    ):
+        return False
+    return bool(_luhn.is_valid(digits))
+
+
+def _cards(value: str, context: str | None) -> Iterator[PiiMatch]:
+    for match in _CARD_RE.finditer(value):
+        raw = match.group(0)
+        digits = re.sub(r"[ -]", "", raw)
+        if 12 <= len(digits) <= 19 and _card_ok(digits, context):
+            yield PiiMatch("card_number", raw, "high" if context == "card" else "medium")
+
+
+_IBAN_RE: Final = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])"
+)
+
+
+def _ibans(value: str, context: str | None) -> Iterator[PiiMatch]:
+    for match in _IBAN_RE.finditer(value):
+        raw = match.group(0)
+        compact = raw.replace(" ", "").upper()
+        if _iban.is_valid(compact):
+            yield PiiMatch("iban", raw, "high")
+
+
+# --------------------------------------------------------------------------- SSN
+
+_SSN_DASHED_RE: Final = re.compile(r"(?<![0-9-])([0-9]{3})([- ])([0-9]{2})\2([0-9]{4})(?![0-9-])")
+_SSN_BARE_RE: Final = re.compile(r"(?<![0-9])[0-9]{9}(?![0-9])")
+_SSN_SAMPLES: Final = frozenset({"123456789", "078051120", "219099999", "111111111"})
+
+
+def _ssn_valid(digits: str) -> bool:
+    return digits not in _SSN_SAMPLES and bool(_us_ssn.is_valid(digits))
+
+
+def _ssns(value: str, context: str | None) -> Iterator[PiiMatch]:
+    for match in _SSN_DASHED_RE.finditer(value):
+        digits = match.group(1) + match.group(3) + match.group(4)
+        if _ssn_valid(digits):
+            yield PiiMatch("us_ssn", match.group(0), "high" if context == "ssn" else "medium")
+    if context == "ssn":
+        for match in _SSN_BARE_RE.finditer(value):
+            if _ssn_valid(match.group(0)):
+                yield PiiMatch("us_ssn", match.group(0), "high")
+
+
+# --------------------------------------------------------------------------- national ids
+
+
+@dataclass(frozen=True, slots=True)
+class _NationalId:
+    type: str
+    module: str
+    pattern: re.Pattern[str]
+    needs_context: bool
+
+
+def _nid(kind: str, module: str, pattern: str, needs_context: bool) -> _NationalId:
+    return _NationalId(
+        kind, module, re.compile(rf"(?<![A-Za-z0-9]){pattern}(?![A-Za-z0-9])"), needs_context
+    )
+
+
+# Distinctive shapes with a checksum (and often a birth date) are reported without context;
+# all-digit ids that collide with ordinary numbers need a key name such as ``national_id``.
+_NATIONAL_IDS: Final = (
+    _nid(
+        "it_codice_fiscale",
+        "stdnum.it.codicefiscale",
+        r"[A-Z]{6}[0-9LMNPQRSTUV]{2}[A-EHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z]",
+        False,
+    ),
+    _nid("es_dni", "stdnum.es.dni", r"[0-9]{8}-?[A-Z]", False),
+    _nid("es_nie", "stdnum.es.nie", r"[XYZ]-?[0-9]{7}-?[A-Z]", False),
+    _nid("fi_hetu", "stdnum.fi.hetu", r"[0-9]{6}[-+A-FU-Y][0-9]{3}[0-9A-Y]", False),
+    _nid("se_personnummer", "stdnum.se.personnummer", r"(?:[0-9]{2})?[0-9]{6}[-+][0-9]{4}", False),
+    _nid("kr_rrn", "stdnum.kr.rrn", r"[0-9]{6}-[0-9]{7}", False),
+    _nid("cn_ric", "stdnum.cn.ric", r"[0-9]{17}[0-9X]", False),
+    _nid("sg_nric", "stdnum.sg.uen", r"[STFGM][0-9]{7}[A-Z]", True),
+    _nid("mx_curp", "stdnum.mx.curp", r"[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]", False),
+    _nid("br_cpf", "stdnum.br.cpf", r"[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}", False),
+    _nid("br_cpf", "stdnum.br.cpf", r"[0-9]{11}", True),
+    _nid("in_aadhaar", "stdnum.in_.aadhaar", r"[2-9][0-9]{3} ?[0-9]{4} ?[0-9]{4}", True),
+    _nid("pl_pesel", "stdnum.pl.pesel", r"[0-9]{11}", True),
+    _nid("nl_bsn", "stdnum.nl.bsn", r"[0-9]{9}", True),
+    _nid("be_nn", "stdnum.be.nn", r"[0-9]{2}\.?[0-9]{2}\.?[0-9]{2}-?[0-9]{3}\.?[0-9]{2}", True),
+    _nid(
+        "fr_nir",
+        "stdnum.fr.nir",
+        r"[12][0-9]{2}(?:0[1-9]|1[0-2])[0-9]{2}[0-9AB][0-9]{7}[0-9]{2}",
+        True,
+    ),
+    _nid("no_fodselsnummer", "stdnum.no.fodselsnummer", r"[0-9]{11}", True),
+    _nid("dk_cpr", "stdnum.dk.cpr", r"[0-9]{6}-?[0-9]{4}", True),
+    _nid("ca_sin", "stdnum.ca.sin", r"[0-9]{3}[ -]?[0-9]{3}[ -]?[0-9]{3}", True),
+    _nid("za_idnr", "stdnum.za.idnr", r"[0-9]{13}", True),
+    _nid("il_idnr", "stdnum.il.idnr", r"[0-9]{9}", True),
+    _nid("tr_tckimlik", "stdnum.tr.tckimlik", r"[1-9][0-9]{10}", True),
+    _nid("gb_nhs", "stdnum.gb.nhs", r"[0-9]{3} ?[0-9]{3} ?[0-9]{4}", True),
+    _nid("au_tfn", "stdnum.au.tfn", r"[0-9]{3} ?[0-9]{3} ?[0-9]{2,3}", True),
+    _nid("de_idnr", "stdnum.de.idnr", r"[0-9]{11}", True),
+    _nid("us_itin", "stdnum.us.itin", r"9[0-9]{2}-?[0-9]{2}-?[0-9]{4}", True),
+)
+
+
+@functools.cache
+def _validator(module: str) -> Callable[[str], bool] | None:
+    import importlib
+
+    try:
+        loaded = importlib.import_module(module)
+    except ImportError:
+        return None
+    check = getattr(loaded, "is_valid", None)
+    return check if callable(check) else None
+
+
+def _national_ids(value: str, context: str | None) -> Iterator[PiiMatch]:
+    seen: set[str] = set()
+    for spec in _NATIONAL_IDS:
+        if spec.needs_context and context not in {"national_id", "ssn"}:
+            continue
+        validate = _validator(spec.module)
+        if validate is None:
+            continue
+        for match in spec.pattern.finditer(value):
+            raw = match.group(0)
+            if raw in seen or not validate(raw):
+                continue
+            seen.add(raw)
+            yield PiiMatch(spec.type, raw, "high" if context == "national_id" else "medium")
+            break
+
+
+# --------------------------------------------------------------------------- context-only
+
+
+_DATE_RE: Final = re.compile(
+    r"^([0-9]{4})[-/.]([0-9]{1,2})[-/.]([0-9]{1,2})$|^([0-9]{1,2})[-/.]([0-9]{1,2})[-/.]([0-9]{4})$"
+)
+
+
+def _birth_date(value: str) -> bool:
+    match = _DATE_RE.match(value.strip())
+    if not match:
+        return False
+    if match.group(1):
+        year, first, second = int(match.group(1)), int(match.group(2)), int(match.group(3))
+    else:
+        year, first, second = int(match.group(6)), int(match.group(4)), int(match.group(5))
+    for month, day in ((first, second), (second, first)):
+        try:
+            _dt.date(year, month, day)
+        except ValueError:
+            continue
+        return 1900 <= year <= _dt.date.today().year
+    return False
+
+
+_WORDS_RE: Final = re.compile(r"^[^\W\d_][^\W\d_'’. -]*(?:[ '’.-]+[^\W\d_]+)*\.?$")
+
+
+def _context_only(value: str, context: str | None) -> Iterator[PiiMatch]:
+    text = value.strip()
+    if not text or (context in {"person_name", "address"} and is_placeholder(text)):
+        return
+    if context == "dob" and _birth_date(text):
+        yield PiiMatch("date_of_birth", text, "high")
+    elif context == "person_name" and _WORDS_RE.match(text) and len(text) >= 2:
+        yield PiiMatch("person_name", text, "medium")
+    elif context == "address" and re.search(r"[^\W\d_]", text) and len(text) >= 5:
+        yield PiiMatch("street_address", text, "medium")
+    elif context == "ip_address":
+        try:
+            address = ipaddress.ip_address(text)
+        except ValueError:
+            return
+        if address.is_global:
+            yield PiiMatch("ip_address", text, "medium")
+
+
+# --------------------------------------------------------------------------- entry point
+
+_DETECTORS: Final[tuple[Callable[[str, str | None], Iterator[PiiMatch]], ...]] = (
+    _emails,
+    _ibans,
+    _cards,
+    _ssns,
+    _national_ids,
+    _phones,
+    _context_only,
+)
+_MAX_VALUE: Final = 4096
+
+
+@functools.lru_cache(maxsize=16384)
+def _scan_cached(value: str, key_name: str | None) -> tuple[PiiMatch, ...]:
+    context = pii_context(key_name)
+    numeric_ok = context is not None or not _id_like(key_name)
+    found: list[PiiMatch] = []
+    for detector in _DETECTORS:
+        if detector is not _emails and not numeric_ok:
+            continue
+        for match in detector(value, context):
+            if not any(match.value in f.value or f.value in match.value for f in found):
+                found.append(match)
+    return tuple(found)
+
+
+def scan_pii(value: str, key_name: str | None = None) -> list[PiiMatch]:
+    """Personal data in one value, using ``key_name`` (``email``, ``phone``, ``ssn`` …) as context.
+
+    Values under id-like keys (``*_id``, ``page``, ``timestamp``) are checked for emails
+    only, so that order numbers and snowflake ids are never read as cards or phones.
+    """
+    if not value or len(value) > _MAX_VALUE or not any(c.isalnum() for c in value):
+        return []
+    if not any(c.isdigit() for c in value) and "@" not in value and pii_context(key_name) is None:
+        return []
+    return list(_scan_cached(value, key_name))

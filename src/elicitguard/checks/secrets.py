@@ -1,0 +1,896 @@
+"""Secret detection: one catalogue of credential formats, scanned in linear time.
+
+Why: URL mode exists so that credentials never pass through the MCP client; the URL checks
+(EG303), the form-answer checks (EG2xx) and the identity checks all need to recognise a
+credential in a string without sending it anywhere. This module is that one detector.
+
+How it decides, in order (cheapest first):
+
+1. one combined linear-time pass: an RE2 set of every format's lower-case keywords finds
+   the candidate formats (an Aho-Corasick-style prefilter);
+2. only those formats' own RE2 regexes (linear time, no backtracking) run to find
+   positions. A combined RE2 set of the full patterns was measured 50-100x slower on
+   random-looking input (its DFA explodes on counted repetitions such as ``{36}``), so
+   the full patterns are combined only in the test that proves they compile together;
+3. each candidate passes
+   structural checks (JWT header, PyPI macaroon, Discord id), checksums (GitHub/npm CRC32:
+   a failure lowers confidence), an entropy floor, and the placeholder allowlist.
+
+Context-only secrets (a value whose only sign is its key name, e.g. ``password=hunter2``) are
+judged by :func:`scan_value` with ``key_name``; entropy is used only where a key name or a
+keyword supports it, never on free text alone. The catalogue lives in ``data/secrets.yaml``.
+No message produced here ever contains a secret value.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+import orjson
+import re2
+import yaml
+
+__all__ = [
+    "CatalogueEntry",
+    "SecretMatch",
+    "catalogue",
+    "is_placeholder",
+    "is_secret_key_name",
+    "normalize_key_name",
+    "scan_text",
+    "scan_value",
+    "shannon_entropy",
+]
+
+_BOUNDARY: Final = "[^0-9A-Za-z_-]"
+_DEFAULT_ENTROPY: Final = 3.0
+_RE2_MAX_MEM: Final = 256 << 20
+_MAX_SCAN_CHARS: Final = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class SecretMatch:
+    """One credential found in a string.
+
+    ``value`` is the secret itself; callers use it only to compute a keyed fingerprint and
+    must never log or display it. ``confidence`` is ``high``, ``medium`` or ``low``.
+    """
+
+    type: str
+    start: int
+    end: int
+    value: str
+    confidence: str
+
+    def __repr__(self) -> str:
+        """Keep the secret out of reprs, tracebacks and assertion messages."""
+        return (
+            f"SecretMatch(type={self.type!r}, start={self.start}, end={self.end}, "
+            f"value=<{len(self.value)} chars>, confidence={self.confidence!r})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogueEntry:
+    """One credential format of ``data/secrets.yaml``."""
+
+    id: str
+    name: str
+    keywords: tuple[str, ...]
+    regex: str
+    wrapped: str
+    check: str | None
+    structure: str | None
+    entropy: float
+    confidence: str
+    whole_url: bool
+    source: str
+
+
+# --------------------------------------------------------------------------- catalogue
+
+
+def _wrap(body: str, boundary: str | None) -> str:
+    if boundary == "none":
+        return f"(?P<m>{body})"
+    return f"(?:^|{_BOUNDARY})(?P<m>{body})(?:{_BOUNDARY}|$)"
+
+
+def _entry(raw: Mapping[str, Any]) -> CatalogueEntry:
+    regex = str(raw["regex"])
+    return CatalogueEntry(
+        id=str(raw["id"]),
+        name=str(raw["name"]),
+        keywords=tuple(str(k).lower() for k in raw.get("keywords", ())),
+        regex=regex,
+        wrapped=_wrap(regex, raw.get("boundary")),
+        check=raw.get("check"),
+        structure=raw.get("structure"),
+        entropy=float(raw.get("entropy", _DEFAULT_ENTROPY)),
+        confidence=str(raw.get("confidence", "high")),
+        whole_url=bool(raw.get("whole_url", False)),
+        source=str(raw.get("source", "")),
+    )
+
+
+@functools.cache
+def catalogue() -> tuple[CatalogueEntry, ...]:
+    """The credential formats, loaded once from the packaged data file."""
+    text = resources.files("elicitguard.checks").joinpath("data/secrets.yaml").read_text("utf-8")
+    data = yaml.safe_load(text)
+    return tuple(_entry(raw) for raw in data["entries"])
+
+
+def _re2_options() -> Any:
+    options = re2.Options()
+    options.max_mem = _RE2_MAX_MEM
+    return options
+
+
+class _Compiled:
+    """Everything compiled once: the keyword set and one RE2 regex per format."""
+
+    def __init__(self, entries: tuple[CatalogueEntry, ...]) -> None:
+        self.entries = entries
+        options = _re2_options()
+        self.keywords: list[str] = sorted({k for e in entries for k in e.keywords})
+        self.keyword_set = re2.Set.SearchSet(options)
+        for keyword in self.keywords:
+            self.keyword_set.Add(re2.escape(keyword))
+        self.keyword_set.Compile()
+        self.by_keyword: dict[str, list[int]] = {}
+        self.always: list[int] = []
+        for index, entry in enumerate(entries):
+            if not entry.keywords:
+                self.always.append(index)
+            for keyword in entry.keywords:
+                self.by_keyword.setdefault(keyword, []).append(index)
+        self.regexes = [re2.compile(e.wrapped, options) for e in entries]
+        self.whole_url = frozenset(i for i, e in enumerate(entries) if e.whole_url)
+
+    def candidates(self, lowered: str) -> list[int]:
+        """Formats whose keyword occurs in ``lowered``: one linear pass over the text."""
+        hits = self.keyword_set.Match(lowered) or []
+        found = {i for k in hits for i in self.by_keyword[self.keywords[k]]}
+        found.update(self.always)
+        return sorted(found)
+
+
+@functools.cache
+def _compiled() -> _Compiled:
+    return _Compiled(catalogue())
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def shannon_entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character (0.0 for the empty string)."""
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(value)
+    return -sum(c / size * math.log2(c / size) for c in counts.values())
+
+
+def _b64decode(text: str) -> bytes | None:
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        return base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+    except (binascii.Error, ValueError):
+        return None
+
+
+_BASE62: Final = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def base62_crc32(text: str) -> str:
+    """The 6-character base62 CRC32 that GitHub and npm tokens end with."""
+    number = binascii.crc32(text.encode("ascii"))
+    digits = ""
+    while number:
+        number, rest = divmod(number, 62)
+        digits = _BASE62[rest] + digits
+    return digits.rjust(6, "0")
+
+
+# --------------------------------------------------------------------------- placeholders
+
+_TEMPLATE_RE: Final = re.compile(
+    r"""^(?:
+        \$\{[^}]*\}|\$\([^)]*\)|\{\{.*\}\}|\{%.*%\}|%[A-Za-z_][A-Za-z0-9_]*%|
+        \$[A-Za-z_][A-Za-z0-9_]*|<[^<>]+>|\[[^\[\]]+\]|\{[A-Za-z_][A-Za-z0-9_.-]*\}|
+        process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*\)
+    )$""",
+    re.VERBOSE | re.DOTALL,
+)
+_TEMPLATE_INSIDE_RE: Final = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_][A-Z0-9_]*%")
+_MASK_RE: Final = re.compile(r"^(?:[*xX•·.#_-]{3,}|[*xX•]{2,}.{0,6}|.{0,6}[*•]{3,}.*)$")
+_PLACEHOLDER_SUBSTRINGS: Final = (
+    "example",
+    "sample",
+    "dummy",
+    "placeholder",
+    "redacted",
+    "changeme",
+    "change_me",
+    "change-me",
+    "replace_me",
+    "replaceme",
+    "insert_",
+    "insert-",
+    "your_",
+    "your-",
+    "yourapi",
+    "yourtoken",
+    "yoursecret",
+    "xxxxxx",
+    "notarealkey",
+    "not_a_real",
+    "not-a-real",
+    "fake_",
+    "fake-",
+)
+_PLACEHOLDER_WORDS: Final = frozenset(
+    [
+        "api",
+        "key",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "here",
+        "your",
+        "my",
+        "the",
+        "a",
+        "an",
+        "enter",
+        "insert",
+        "put",
+        "replace",
+        "value",
+        "string",
+        "id",
+        "client",
+        "access",
+        "auth",
+        "my_token",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "redacted",
+        "hidden",
+        "masked",
+        "removed",
+        "omitted",
+        "todo",
+        "fixme",
+        "tbd",
+        "xxx",
+        "test",
+        "testing",
+        "foo",
+        "bar",
+        "baz",
+        "qux",
+        "demo",
+        "example",
+        "sample",
+        "dummy",
+        "fake",
+        "placeholder",
+        "default",
+        "changeme",
+        "letmein",
+    ]
+)
+_SEQUENCES: Final = (
+    "0123456789012345678901234567890123456789",
+    "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz",
+    "zyxwvutsrqponmlkjihgfedcba",
+    "9876543210",
+    "qwertyuiopasdfghjklzxcvbnm",
+)
+_SEQUENCE_TEXT: Final = "|".join(_SEQUENCES)
+
+
+def _is_sequential(value: str) -> bool:
+    core = re.sub(r"[^0-9a-z]", "", value.lower())
+    if len(core) < 6:
+        return False
+    if core in _SEQUENCE_TEXT:
+        return True
+    # ``abcdefghijklmnopqrstuvwxyz0123456789``-style fillers: two runs glued together.
+    for cut in range(3, len(core) - 2):
+        if core[:cut] in _SEQUENCE_TEXT and core[cut:] in _SEQUENCE_TEXT:
+            return True
+    return False
+
+
+def _is_repetitive(value: str) -> bool:
+    if len(value) < 4:
+        return False
+    if len(set(value)) <= 2:
+        return True
+    for size in range(1, min(8, len(value) // 3) + 1):
+        unit = value[:size]
+        if (unit * (len(value) // size + 1))[: len(value)] == value:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=8192)
+def is_placeholder(value: str) -> bool:
+    """True when ``value`` is a template, mask, documented example or filler, not a secret.
+
+    Covers ``${VAR}``, ``{{ var }}``, ``%VAR%``, ``$VAR``, ``<token>``, masks (``****``,
+    ``xxxx``), values marked as examples (``AKIAIOSFODNN7EXAMPLE``, ``your_api_key_here``),
+    all-same or repeating characters and keyboard or alphabet sequences.
+    """
+    text = value.strip().strip("'\"`")
+    if not text:
+        return True
+    lowered = text.lower()
+    if _TEMPLATE_RE.match(text) or _TEMPLATE_INSIDE_RE.search(text) or _MASK_RE.match(text):
+        return True
+    if any(marker in lowered for marker in _PLACEHOLDER_SUBSTRINGS):
+        return True
+    words = [w for w in re.split(r"[^a-z0-9]+", lowered) if w]
+    if words and all(w in _PLACEHOLDER_WORDS for w in words):
+        return True
+    return _is_repetitive(text) or _is_sequential(text)
+
+
+# --------------------------------------------------------------------------- key names
+
+_CAMEL_RE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS_RE: Final = re.compile(r"[^a-z0-9]+")
+
+_SECRET_NAMES: Final = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "passphrase",
+        "passcode",
+        "secret",
+        "token",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "auth_token",
+        "api_key",
+        "apikey",
+        "api_token",
+        "api_secret",
+        "key",
+        "secret_key",
+        "private_key",
+        "client_secret",
+        "app_secret",
+        "session",
+        "session_id",
+        "sessionid",
+        "session_key",
+        "session_token",
+        "sid",
+        "sessid",
+        "jsessionid",
+        "phpsessid",
+        "aspsessionid",
+        "asp_net_sessionid",
+        "cfid",
+        "cftoken",
+        "auth",
+        "authorization",
+        "bearer",
+        "jwt",
+        "credential",
+        "credentials",
+        "sig",
+        "signature",
+        "otp",
+        "totp",
+        "mfa_code",
+        "pin",
+        "private_token",
+        "x_api_key",
+        "access_key",
+        "secret_access_key",
+        "aws_secret_access_key",
+        "security_token",
+        "x_amz_security_token",
+        "oauth_token",
+        "oauth_token_secret",
+        "magic_token",
+        "login_token",
+        "reset_token",
+        "reset_password_token",
+        "access_code",
+        "connection_string",
+        "conn_str",
+        "dsn",
+        "cookie",
+        "hmac",
+        "webhook_secret",
+    }
+)
+_SECRET_TAILS: Final = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "passcode",
+        "secret",
+        "token",
+        "key",
+        "apikey",
+        "credential",
+        "credentials",
+        "signature",
+        "jwt",
+        "sessionid",
+        "cookie",
+        "otp",
+        "hmac",
+    }
+)
+_BENIGN_NAMES: Final = frozenset(
+    {
+        "state",
+        "nonce",
+        "code_challenge",
+        "code_challenge_method",
+        "client_id",
+        "redirect_uri",
+        "redirect_url",
+        "response_type",
+        "response_mode",
+        "scope",
+        "prompt",
+        "elicitation_id",
+        "elicitationid",
+        "id",
+        "page",
+        "page_token",
+        "next_page_token",
+        "prev_page_token",
+        "page_size",
+        "cursor",
+        "next_token",
+        "continuation_token",
+        "pagination_token",
+        "sync_token",
+        "max_tokens",
+        "token_count",
+        "token_type",
+        "public_key",
+        "key_id",
+        "kid",
+        "csrf_token",
+        "xsrf_token",
+        "csrf",
+        "xsrf",
+        "authenticity_token",
+        "csrfmiddlewaretoken",
+        "request_verification_token",
+        "captcha_token",
+        "recaptcha_token",
+        "g_recaptcha_response",
+        "turnstile_token",
+        "publishable_key",
+        "api_version",
+        "sort_key",
+        "partition_key",
+        "cache_key",
+        "idempotency_key",
+        "object_key",
+        "primary_key",
+        "foreign_key",
+        "hotkey",
+        "keyboard",
+        "keyword",
+        "keywords",
+        "monkey",
+        "turkey",
+        "key_name",
+        "secret_name",
+        "eg_bind",
+        "author",
+        "auth_method",
+        "auth_type",
+        "auth_url",
+        "token_url",
+        "token_endpoint",
+        "password_policy",
+        "session_state",
+        "login_hint",
+        "id_token_hint",
+        "code",
+        "passthrough",
+        "passenger",
+        "pass_through",
+        "signature_method",
+        "signature_version",
+        "sig_method",
+        "pin_code_length",
+    }
+)
+_BENIGN_TAILS: Final = frozenset(
+    {
+        "id",
+        "ids",
+        "name",
+        "names",
+        "type",
+        "types",
+        "count",
+        "length",
+        "len",
+        "size",
+        "url",
+        "uri",
+        "urls",
+        "method",
+        "version",
+        "at",
+        "expires",
+        "expiry",
+        "expiration",
+        "ttl",
+        "hint",
+        "format",
+        "mode",
+        "policy",
+        "strength",
+        "reset",
+        "required",
+        "min",
+        "max",
+        "rules",
+        "file",
+        "path",
+        "dir",
+        "enabled",
+        "status",
+        "label",
+        "title",
+        "description",
+        "endpoint",
+        "algorithm",
+        "alg",
+        "kind",
+        "prefix",
+        "suffix",
+        "hash_alg",
+        "field",
+        "header",
+        "param",
+        "location",
+        "region",
+        "index",
+        "idx",
+        "timeout",
+        "lifetime",
+        "valid",
+        "validity",
+        "changed",
+        "updated",
+        "created",
+        "last4",
+    }
+)
+_BENIGN_QUALIFIERS: Final = frozenset(
+    {
+        "page",
+        "next",
+        "prev",
+        "previous",
+        "continuation",
+        "pagination",
+        "sync",
+        "cursor",
+        "csrf",
+        "xsrf",
+        "captcha",
+        "recaptcha",
+        "hcaptcha",
+        "public",
+        "publishable",
+        "primary",
+        "foreign",
+        "sort",
+        "partition",
+        "cache",
+        "idempotency",
+        "object",
+        "route",
+        "lookup",
+        "dedup",
+        "dedupe",
+        "i18n",
+        "translation",
+        "max",
+        "min",
+        "num",
+        "total",
+        "input",
+        "output",
+        "completion",
+        "prompt",
+        "hot",
+        "map",
+        "dict",
+        "group",
+        "row",
+        "column",
+        "unique",
+        "composite",
+        "sorting",
+        "s3",
+        "storage_object",
+        "push",
+        "device",
+        "notification",
+        "fcm",
+        "apns",
+        "registration",
+    }
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def normalize_key_name(name: str) -> str:
+    """``accessToken`` / ``X-Amz-Signature`` / ``api.key`` → ``access_token`` style."""
+    spaced = _CAMEL_RE.sub("_", name.strip())
+    return _SEPARATORS_RE.sub("_", spaced.lower()).strip("_")
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_key_name(name: str) -> bool:
+    """True when a parameter or field called ``name`` usually carries a credential.
+
+    Decided on the normalised name: explicit secret names win, then the benign vocabulary
+    (OAuth ``state``/``nonce``/``code_challenge``, pagination tokens, ``*_id``, ``*_name``,
+    ``public_key``, CSRF tokens …), then the last word (``github_token`` yes,
+    ``password_policy`` no, ``page_token`` no).
+    """
+    normal = normalize_key_name(name)
+    if not normal:
+        return False
+    if normal in _SECRET_NAMES:
+        return True
+    if normal in _BENIGN_NAMES or normal.startswith("utm_"):
+        return False
+    words = normal.split("_")
+    if words[-1] in _BENIGN_TAILS:
+        return False
+    if words[-1] not in _SECRET_TAILS and not normal.endswith(("apikey", "secret", "password")):
+        return False
+    return not any(word in _BENIGN_QUALIFIERS for word in words[:-1])
+
+
+_PASSWORD_HEADS: Final = frozenset(
+    {"password", "passwd", "pwd", "pass", "passphrase", "passcode", "pin"}
+)
+_TOKEN_ALPHABET_RE: Final = re.compile(r"^[A-Za-z0-9._~+/=:$!@*%-]+$")
+_PLAIN_WORD_RE: Final = re.compile(r"^[A-Za-z]+(?:[ _-][A-Za-z]+)*$")
+_NUMBER_RE: Final = re.compile(r"^[0-9]{1,6}$")
+_PATH_OR_URL_RE: Final = re.compile(r"^(?:[~/.]|[a-z][a-z0-9+.-]*://)", re.IGNORECASE)
+
+
+_FILE_OR_PATH_RE: Final = re.compile(r"(?:^|/)[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}$")
+
+
+def _word_path(text: str) -> bool:
+    parts = text.split("/")
+    return len(parts) >= 3 and all(re.fullmatch(r"[a-z0-9._-]*", p) for p in parts)
+
+
+def _password_like(normal: str) -> bool:
+    words = normal.split("_")
+    return words[-1] in _PASSWORD_HEADS or normal in _PASSWORD_HEADS
+
+
+def _keyed_confidence(value: str, key_name: str) -> str | None:
+    """Confidence that ``value`` under a secret-bearing ``key_name`` is a live credential."""
+    text = value.strip()
+    if not text or is_placeholder(text) or _PATH_OR_URL_RE.match(text):
+        return None
+    if text.lower() in {"true", "false", "null", "none", "yes", "no", "on", "off"}:
+        return None
+    normal = normalize_key_name(key_name)
+    if _password_like(normal):
+        if len(text) < 4 or (normal.endswith("pin") and not text.isdigit()):
+            return None
+        return "medium"
+    if len(text) < 8 or _NUMBER_RE.match(text) or not _TOKEN_ALPHABET_RE.match(text):
+        return None
+    if _PLAIN_WORD_RE.match(text) and len(text) < 24:
+        return None
+    if _FILE_OR_PATH_RE.search(text) or _word_path(text):
+        return None
+    entropy = shannon_entropy(text)
+    if entropy < 2.5:
+        return None
+    return "high" if len(text) >= 20 and entropy >= 3.5 else "medium"
+
+
+# --------------------------------------------------------------------------- validators
+
+
+def _check_jwt(secret: str) -> bool:
+    parts = secret.split(".")
+    if len(parts) != 3:
+        return False
+    header, payload = (_b64decode(p) for p in parts[:2])
+    if header is None or payload is None:
+        return False
+    try:
+        head = orjson.loads(header)
+        body = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(head, dict) and "alg" in head and isinstance(body, dict)
+
+
+def _check_pypi(secret: str) -> bool:
+    raw = _b64decode(secret.removeprefix("pypi-")[:64])
+    if raw is None or len(raw) < 4 or raw[0] != 2 or raw[1] != 1:
+        return False
+    location = raw[3 : 3 + raw[2]]
+    return location.endswith(b"pypi.org")
+
+
+def _check_discord(secret: str) -> bool:
+    raw = _b64decode(secret.split(".", 1)[0])
+    return raw is not None and raw.isdigit() and 15 <= len(raw) <= 21
+
+
+def _check_url_password(secret: str) -> bool:
+    return not is_placeholder(secret)
+
+
+_STRUCTURES: Final[dict[str, Callable[[str], bool]]] = {
+    "jwt": _check_jwt,
+    "pypi-macaroon": _check_pypi,
+    "discord-token": _check_discord,
+    "url-password": _check_url_password,
+}
+
+
+def _check_github_crc32(secret: str) -> bool:
+    body = secret.split("_", 1)[1] if "_" in secret else secret
+    return len(body) > 6 and base62_crc32(body[:-6]) == body[-6:]
+
+
+_CHECKSUMS: Final[dict[str, Callable[[str], bool]]] = {"github-crc32": _check_github_crc32}
+
+
+# --------------------------------------------------------------------------- scanning
+
+
+def _span(match: Any, regex: Any) -> tuple[int, int]:
+    group = regex.groupindex.get("s") or regex.groupindex["m"]
+    return int(match.start(group)), int(match.end(group))
+
+
+def _judge(entry: CatalogueEntry, match: Any, regex: Any, secret: str) -> str | None:
+    """Return the confidence for one raw regex match, or None to drop it."""
+    if entry.structure == "keyed-assignment":
+        key = match.group(regex.groupindex["k"])
+        return _keyed_confidence(secret, key) if is_secret_key_name(key) else None
+    if entry.structure and not _STRUCTURES[entry.structure](secret):
+        return None
+    if entry.entropy and shannon_entropy(secret) < entry.entropy:
+        return None
+    if entry.structure != "url-password" and (is_placeholder(secret) or _filler_tail(secret)):
+        return None
+    if entry.check and not _CHECKSUMS[entry.check](secret):
+        return "medium"
+    return entry.confidence
+
+
+def _filler_tail(secret: str) -> bool:
+    """``ghp_xxxx…`` or ``sk_live_abcdef…``: a real prefix in front of filler."""
+    tail = re.split(r"[_.-]", secret)[-1]
+    return len(tail) >= 8 and (_is_repetitive(tail) or _is_sequential(tail))
+
+
+def _run(entry: CatalogueEntry, regex: Any, text: str) -> Iterable[SecretMatch]:
+    for match in regex.finditer(text):
+        start, end = _span(match, regex)
+        secret = text[start:end]
+        confidence = _judge(entry, match, regex, secret)
+        if confidence is not None:
+            yield SecretMatch(entry.id, start, end, secret, confidence)
+
+
+_RANK: Final = {"high": 0, "medium": 1, "low": 2}
+_GENERIC: Final = frozenset(
+    {"generic-secret-assignment", "url-basic-auth", "bearer-token", "authorization-header"}
+)
+
+
+def _dedupe(matches: list[SecretMatch]) -> list[SecretMatch]:
+    """Keep one match per overlapping span: specific formats over generic ones."""
+    ordered = sorted(
+        matches,
+        key=lambda m: (m.type in _GENERIC, _RANK.get(m.confidence, 3), m.start - m.end),
+    )
+    kept: list[SecretMatch] = []
+    for match in ordered:
+        if all(match.end <= k.start or match.start >= k.end for k in kept):
+            kept.append(match)
+    return sorted(kept, key=lambda m: m.start)
+
+
+def _scan(text: str, only: frozenset[int] | None) -> list[SecretMatch]:
+    if len(text) < 8:
+        return []
+    compiled = _compiled()
+    text = text[:_MAX_SCAN_CHARS]
+    found: list[SecretMatch] = []
+    for index in compiled.candidates(text.lower()):
+        if only is None or index in only:
+            found.extend(_run(compiled.entries[index], compiled.regexes[index], text))
+    return _dedupe(found) if len(found) > 1 else found
+
+
+def scan_text(text: str) -> list[SecretMatch]:
+    """Every catalogue credential in free text (form answers, messages, defaults)."""
+    return _scan(text, None)
+
+
+def scan_whole_urls(text: str) -> list[SecretMatch]:
+    """Only the formats that span a whole URL (chat and automation webhooks)."""
+    return _scan(text, _compiled().whole_url)
+
+
+_JWT_BENIGN_KEYS: Final = frozenset({"state", "nonce", "request", "relay_state", "id_token_hint"})
+
+
+@functools.lru_cache(maxsize=16384)
+def _scan_value_cached(value: str, key_name: str | None) -> tuple[SecretMatch, ...]:
+    normal = normalize_key_name(key_name) if key_name else ""
+    found = [m for m in _scan(value, None) if not (m.type == "jwt" and normal in _JWT_BENIGN_KEYS)]
+    if found or not key_name or not is_secret_key_name(key_name):
+        return tuple(found)
+    confidence = _keyed_confidence(value, key_name)
+    if confidence is None:
+        return ()
+    kind = "password-under-key" if _password_like(normal) else "secret-under-key"
+    return (SecretMatch(kind, 0, len(value), value, confidence),)
+
+
+def scan_value(value: str, key_name: str | None = None) -> list[SecretMatch]:
+    """Credentials in one value (a form answer, a URL component), using its key name.
+
+    Catalogue formats are found whatever the key. When none is found and ``key_name`` is
+    secret-bearing (``token``, ``api_key``, ``password``, ``session`` …), a non-placeholder
+    value of plausible shape is reported as ``secret-under-key`` or ``password-under-key``.
+    JWTs under ``state``/``nonce``/``request`` are signed OAuth state, not credentials.
+    """
+    if len(value) > _MAX_SCAN_CHARS:
+        return list(_scan_value_cached.__wrapped__(value, key_name))
+    return list(_scan_value_cached(value, key_name))

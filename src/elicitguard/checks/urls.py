@@ -1,0 +1,589 @@
+"""URL decomposition for the URL-mode checks (EG3xx) and URL-in-text detection (EG202).
+
+Why: detectors that scan a raw URL miss secrets followed by ``@``, ``/``, ``&`` or ``#``
+and are fooled by percent-encoding, so every URL check runs per component instead. This
+module splits a URL once (RFC 3986 Appendix B via ``rfc3986``), adds explicit checks where
+parsers disagree (backslashes, several ``@``, control characters, odd IPv4 spellings such
+as ``http://2130706433/``), lower-cases scheme and host, percent-decodes each component and
+decodes nested encodings one level (a URL inside a query value, base64url JSON in a value).
+
+Decisions:
+
+* loopback means ``localhost`` and ``*.localhost`` (RFC 6761 and W3C Secure Contexts treat
+  both as loopback), IPv4 ``127.0.0.0/8`` in dotted-quad form and ``::1``. Not loopback:
+  ``localhost.example.com``, ``127.0.0.1.nip.io``, ``0.0.0.0``, private ranges,
+  IPv4-mapped IPv6, and numeric spellings (``2130706433``, ``0x7f.1``, ``127.1``); the
+  latter are also reported as ambiguous by :func:`ParsedUrl.problems`.
+* ``+`` in a query is kept as ``+`` (not a space): tokens and phone numbers use it far more
+  often than form-encoded text does in a URL-mode target.
+* :func:`find_urls_in_text` finds scheme URLs, ``www.`` links and bare domains whose last
+  label is a real top-level domain and not a common file extension (``main.py``,
+  ``README.md``, ``report.zip``); e-mail addresses are not URLs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import ipaddress
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Final
+from urllib.parse import unquote
+
+import orjson
+from rfc3986 import misc as _rfc3986
+
+__all__ = [
+    "ParsedUrl",
+    "UrlComponent",
+    "find_urls_in_text",
+    "host_in",
+    "is_known_tld",
+    "is_loopback_host",
+    "parse_url",
+]
+
+_MAX_CACHED_URL: Final = 8192
+_MAX_COMPONENTS: Final = 512
+_NESTED_JSON_DEPTH: Final = 3
+_AUTHORITY_SCHEMES: Final = frozenset(
+    {"http", "https", "ws", "wss", "ftp", "ftps", "sftp", "ssh", "git", "file"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class UrlComponent:
+    """One decoded piece of a URL: a stable label, the key if any, and the value."""
+
+    location: str
+    key: str | None
+    value: str
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedUrl:
+    """A URL split into decoded components; built by :func:`parse_url` only."""
+
+    raw: str
+    scheme: str
+    host: str
+    port: int | None
+    user: str | None
+    password: str | None
+    path: str
+    query: str | None
+    fragment: str | None
+    problems: tuple[str, ...]
+    has_authority: bool
+    _components: tuple[UrlComponent, ...] = field(repr=False)
+
+    def __hash__(self) -> int:
+        return hash(self.raw)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ParsedUrl) and other.raw == self.raw
+
+    @property
+    def valid(self) -> bool:
+        """True when no parser disagreement or syntax problem was found."""
+        return not self.problems
+
+    def components(self) -> Iterator[UrlComponent]:
+        """Every decoded component, nested ones labelled ``outer>inner``."""
+        return iter(self._components)
+
+    def query_params(self) -> dict[str, str]:
+        """Top-level query and fragment parameters, lower-cased keys (first value wins)."""
+        params: dict[str, str] = {}
+        for comp in self._components:
+            top_level = comp.key is not None and ">" not in comp.location
+            if top_level and comp.location.startswith(("query:", "fragment:")):
+                params.setdefault((comp.key or "").lower(), comp.value)
+        return params
+
+    def path_segments(self) -> list[str]:
+        """Decoded path segments in order (empty ones dropped)."""
+        return [unquote(s) for s in self.path.split("/") if s]
+
+
+# --------------------------------------------------------------------------- hosts
+
+_IPV4_DOTTED_RE: Final = re.compile(r"^(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}$")
+_NUMERIC_HOST_RE: Final = re.compile(r"^(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]*))*$")
+
+
+def _strip_host(host: str) -> str:
+    host = host.strip().lower()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host[:-1] if host.endswith(".") and not host.endswith("..") else host
+
+
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    if ":" in host:
+        try:
+            return ipaddress.IPv6Address(host.split("%", 1)[0])
+        except ValueError:
+            return None
+    if _IPV4_DOTTED_RE.match(host):
+        try:
+            return ipaddress.IPv4Address(host)
+        except ValueError:
+            return None
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def is_loopback_host(host: str) -> bool:
+    """True for ``localhost``, ``*.localhost``, dotted ``127.0.0.0/8`` and ``::1`` only."""
+    name = _strip_host(host)
+    if name == "localhost" or name.endswith(".localhost"):
+        return all(name.split("."))
+    address = _ip(name)
+    if address is None:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        return address == ipaddress.IPv6Address("::1")
+    return address.is_loopback
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_entries(
+    entries: tuple[str, ...],
+) -> tuple[
+    frozenset[str], tuple[str, ...], tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
+]:
+    names: set[str] = set()
+    suffixes: list[str] = []
+    networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+    for entry in entries:
+        text = _strip_host(entry)
+        if text.startswith("*."):
+            suffixes.append(text[1:])
+            continue
+        try:
+            networks.append(ipaddress.ip_network(text, strict=False))
+        except ValueError:
+            names.add(text)
+    return frozenset(names), tuple(suffixes), tuple(networks)
+
+
+def host_in(host: str, entries: Sequence[str]) -> bool:
+    """True when ``host`` equals a listed name, is under a ``*.suffix``, or is in a CIDR.
+
+    Names compare case-insensitively without a trailing dot; an IP literal matches a
+    network entry (``127.0.0.0/8``, ``::1``) only in canonical form.
+    """
+    names, suffixes, networks = _compile_entries(tuple(entries))
+    name = _strip_host(host)
+    if name in names or any(name.endswith(s) and len(name) > len(s) for s in suffixes):
+        return True
+    if not networks:
+        return False
+    address = _ip(name)
+    return address is not None and any(
+        address.version == net.version and address in net for net in networks
+    )
+
+
+# --------------------------------------------------------------------------- parsing
+
+_CONTROL_OR_SPACE_RE: Final = re.compile(r"[\x00-\x20\x7f-\x9f\s\u2028\u2029\ufeff]")
+_BAD_PERCENT_RE: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_HOST_CHARS_RE: Final = re.compile(r"^[^\x00-\x20#%/:<>?@\[\\\]^|*\"'`{}]+$")
+_PORT_RE: Final = re.compile(r"^[0-9]{1,5}$")
+_SCHEME_IN_VALUE_RE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{1,20}://")
+_DOUBLE_ENCODED_URL_RE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{1,20}%3[Aa]%2[Ff]%2[Ff]")
+_B64_RE: Final = re.compile(r"^[A-Za-z0-9_\-+/]{12,}={0,2}$")
+
+
+def _decode(text: str) -> str:
+    return unquote(text, errors="replace") if "%" in text else text
+
+
+def _split_pairs(text: str) -> Iterator[tuple[str, str]]:
+    for part in re.split(r"[&;]", text) if ";" in text and "&" not in text else text.split("&"):
+        if not part:
+            continue
+        key, _, value = part.partition("=")
+        yield _decode(key), _decode(value)
+
+
+def _b64_json(value: str) -> Any:
+    if len(value) < 12 or not _B64_RE.match(value):
+        return None
+    padded = value + "=" * (-len(value) % 4)
+    try:
+        raw = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+    except (binascii.Error, ValueError):
+        return None
+    raw = raw.strip()
+    if raw[:1] not in (b"{", b"["):
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _json_components(data: Any, prefix: str, path: str, depth: int) -> Iterator[UrlComponent]:
+    if depth > _NESTED_JSON_DEPTH:
+        return
+    items: list[tuple[str, Any]]
+    if isinstance(data, dict):
+        items = [(str(k), v) for k, v in data.items()]
+    elif isinstance(data, list):
+        items = [(str(i), v) for i, v in enumerate(data)]
+    else:
+        return
+    for key, item in items:
+        dotted = f"{path}.{key}" if path else key
+        if isinstance(item, dict | list):
+            yield from _json_components(item, prefix, dotted, depth + 1)
+        elif item is not None and not isinstance(item, bool):
+            yield UrlComponent(f"{prefix}>json:{dotted}", key, str(item))
+
+
+def _nested(location: str, value: str) -> Iterator[UrlComponent]:
+    """Decode one level: a URL in a value, or base64url JSON in a value."""
+    text = value.strip()
+    if _DOUBLE_ENCODED_URL_RE.match(text):
+        text = _decode(text)
+    if _SCHEME_IN_VALUE_RE.match(text):
+        inner = _parse(text, nested=True)
+        for comp in inner._components:
+            yield UrlComponent(f"{location}>{comp.location}", comp.key, comp.value)
+        return
+    data = _b64_json(text)
+    if data is not None:
+        yield from _json_components(data, location, "", 1)
+
+
+def _pairs_components(prefix: str, text: str, nested: bool) -> Iterator[UrlComponent]:
+    for key, value in _split_pairs(text):
+        location = f"{prefix}:{key}"
+        yield UrlComponent(location, key, value)
+        if not nested and value:
+            yield from _nested(location, value)
+
+
+def _fragment_components(fragment: str, nested: bool) -> Iterator[UrlComponent]:
+    route, mark, rest = fragment.partition("?")
+    if mark:
+        if route:
+            yield UrlComponent("fragment", None, _decode(route))
+        yield from _pairs_components("fragment", rest, nested)
+    elif "=" in fragment:
+        yield from _pairs_components("fragment", fragment, nested)
+    elif fragment:
+        yield UrlComponent("fragment", None, _decode(fragment))
+
+
+def _path_components(path: str, nested: bool) -> Iterator[UrlComponent]:
+    for index, segment in enumerate(
+        path.split("/")[1:] if path.startswith("/") else path.split("/")
+    ):
+        if not segment:
+            continue
+        base, semi, params = segment.partition(";")
+        label = f"path[{index}]"
+        if base:
+            yield UrlComponent(label, None, _decode(base))
+        if semi:
+            for key, value in _split_pairs(params.replace(";", "&")):
+                yield UrlComponent(f"{label};{key}", key, value)
+
+
+def _authority_problems(authority: str) -> list[str]:
+    problems = []
+    if "\\" in authority:
+        problems.append("backslash-in-authority")
+    if authority.count("@") > 1:
+        problems.append("ambiguous-userinfo")
+    return problems
+
+
+def _host_problems(host: str, port_text: str | None) -> list[str]:
+    problems: list[str] = []
+    if not host:
+        return ["no-host"]
+    if port_text and (not _PORT_RE.match(port_text) or int(port_text) > 65535):
+        problems.append("bad-port")
+    if host.startswith("["):
+        if _ip(_strip_host(host)) is None:
+            problems.append("bad-ip-literal")
+        return problems
+    if not _HOST_CHARS_RE.match(host) or ".." in host or host.startswith((".", "-")):
+        problems.append("bad-host")
+    elif _NUMERIC_HOST_RE.match(host.rstrip(".")) and not _IPV4_DOTTED_RE.match(host.rstrip(".")):
+        problems.append("ambiguous-ip")
+    elif any(ord(c) > 127 for c in host):
+        try:
+            host.encode("idna")
+        except UnicodeError:
+            problems.append("bad-idn")
+    return problems
+
+
+def _split_authority(authority: str) -> tuple[str | None, str, str | None]:
+    userinfo, at, hostport = authority.rpartition("@")
+    if hostport.startswith("["):
+        close = hostport.find("]")
+        host, rest = hostport[: close + 1], hostport[close + 1 :]
+        port = rest[1:] if rest.startswith(":") else (rest or None)
+    else:
+        host, colon, port_text = hostport.partition(":")
+        port = port_text if colon else None
+    return (userinfo if at else None), host, port
+
+
+def _parse(url: str, *, nested: bool = False) -> ParsedUrl:
+    problems: list[str] = []
+    if _CONTROL_OR_SPACE_RE.search(url):
+        problems.append("control-or-space")
+    if _BAD_PERCENT_RE.search(url):
+        problems.append("bad-percent-encoding")
+    match = _rfc3986.IRI_MATCHER.match(url.strip())
+    assert match is not None  # the RFC 3986 Appendix B expression matches every string
+    scheme_raw, authority, path, query, fragment = match.group(
+        "scheme", "authority", "path", "query", "fragment"
+    )
+    scheme = (scheme_raw or "").lower()
+    if not scheme:
+        problems.append("not-absolute")
+    elif not _rfc3986.SCHEME_MATCHER.match(scheme):
+        problems.append("bad-scheme")
+    user = password = None
+    host = ""
+    port: int | None = None
+    if authority is not None:
+        problems.extend(_authority_problems(authority))
+        userinfo, host_raw, port_text = _split_authority(authority)
+        if userinfo is not None:
+            user_raw, colon, pass_raw = userinfo.partition(":")
+            user, password = _decode(user_raw), (_decode(pass_raw) if colon else None)
+        host_decoded = _decode(host_raw)
+        problems.extend(_host_problems(host_decoded, port_text or None))
+        host = (
+            _strip_host(host_decoded) if not host_decoded.startswith("[") else host_decoded.lower()
+        )
+        if port_text and _PORT_RE.match(port_text) and int(port_text) <= 65535:
+            port = int(port_text)
+    elif scheme in _AUTHORITY_SCHEMES:
+        problems.append("no-host")
+    if "\\" in path and scheme in _AUTHORITY_SCHEMES:
+        problems.append("backslash-in-authority" if path.startswith("\\") else "backslash-in-path")
+    components = list(_base_components(user, password, host, port))
+    components.extend(_path_components(path, nested))
+    if query:
+        components.extend(_pairs_components("query", query, nested))
+    if fragment:
+        components.extend(_fragment_components(fragment, nested))
+    return ParsedUrl(
+        raw=url,
+        scheme=scheme,
+        host=host,
+        port=port,
+        user=user,
+        password=password,
+        path=path or "",
+        query=query,
+        fragment=fragment,
+        problems=tuple(dict.fromkeys(problems)),
+        has_authority=authority is not None,
+        _components=tuple(components[:_MAX_COMPONENTS]),
+    )
+
+
+def _base_components(
+    user: str | None, password: str | None, host: str, port: int | None
+) -> Iterator[UrlComponent]:
+    if user:
+        yield UrlComponent("userinfo", "user", user)
+    if password is not None:
+        yield UrlComponent("userinfo", "password", password)
+    if host:
+        yield UrlComponent("host", None, host)
+    if port is not None:
+        yield UrlComponent("port", None, str(port))
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_cached(url: str) -> ParsedUrl:
+    return _parse(url)
+
+
+def parse_url(url: str) -> ParsedUrl:
+    """Split ``url`` into decoded components; never raises, records ``problems`` instead.
+
+    Results for URLs up to 8 KiB are cached (URL analysis is on the hot path).
+    """
+    if len(url) > _MAX_CACHED_URL:
+        return _parse(url)
+    return _parse_cached(url)
+
+
+# --------------------------------------------------------------------------- URLs in text
+
+_TRAILING: Final = ".,;:!?'\"*_~>"
+_SCHEME_URL_RE: Final = re.compile(
+    r"(?i)(?<![A-Za-z0-9+.-])(?:[a-z][a-z0-9+.-]{1,30}://|www\.)[^\s<>\"'`\u3000]+"
+)
+_BARE_SCHEME_RE: Final = re.compile(
+    r"(?i)(?<![A-Za-z0-9+.-])(?:javascript|vbscript|data|mailto|tel|sms|file|blob|intent):[^\s<>\"'`]+"
+)
+_BARE_DOMAIN_RE: Final = re.compile(
+    r"(?<![A-Za-z0-9@._/-])((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+([a-z]{2,24}))"
+    r"(?::[0-9]{1,5})?(?:/[^\s<>\"'`]*)?(?![A-Za-z0-9@_-])"
+)
+# TLDs that are far more often file extensions or code in prose than links.
+_FILE_LIKE_TLDS: Final = frozenset(
+    [
+        "md",
+        "py",
+        "sh",
+        "rs",
+        "pl",
+        "zip",
+        "mov",
+        "so",
+        "ps",
+        "cc",
+        "cs",
+        "ai",
+        "app",
+        "dev",
+        "mp",
+        "js",
+        "ts",
+        "go",
+        "rb",
+        "pm",
+        "pdf",
+        "doc",
+        "txt",
+        "csv",
+        "json",
+        "yml",
+        "yaml",
+        "toml",
+        "ini",
+        "cfg",
+        "log",
+        "bak",
+        "tmp",
+        "jar",
+        "exe",
+        "dll",
+        "bin",
+        "img",
+        "iso",
+        "gz",
+        "tar",
+        "tgz",
+        "xz",
+        "bz2",
+        "rar",
+        "sql",
+        "db",
+        "lock",
+        "html",
+        "htm",
+        "css",
+        "scss",
+        "xml",
+        "svg",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "webp",
+        "ico",
+        "bmp",
+        "tif",
+        "tiff",
+        "wav",
+        "mp3",
+        "mp4",
+        "avi",
+        "mkv",
+        "swift",
+        "kt",
+        "java",
+        "php",
+        "lua",
+        "vue",
+        "jsx",
+        "tsx",
+        "ipynb",
+        "nix",
+        "sys",
+        "ax",
+        "az",
+        "ms",
+        "ml",
+    ]
+)
+
+
+def _trim(candidate: str) -> str:
+    text = candidate.rstrip(_TRAILING)
+    for opener, closer in ("()", "[]", "{}"):
+        while text.endswith(closer) and text.count(closer) > text.count(opener):
+            text = text[:-1].rstrip(_TRAILING)
+    return text
+
+
+@functools.cache
+def _tlds() -> frozenset[str]:
+    """Top-level domains from tldextract's bundled Public Suffix List snapshot (offline)."""
+    text = resources.files("tldextract").joinpath(".tld_set_snapshot").read_text("utf-8")
+    tlds: set[str] = set()
+    for line in text.splitlines():
+        entry = line.strip().lstrip("*!")
+        if entry and not entry.startswith("//") and "." not in entry:
+            tlds.add(entry if entry.isascii() else entry.encode("idna").decode("ascii"))
+    return frozenset(tlds)
+
+
+def is_known_tld(label: str) -> bool:
+    """True when ``label`` is a top-level domain of the Public Suffix List."""
+    return label.lower() in _tlds()
+
+
+def _bare_domains(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[int, str]]:
+    for match in _BARE_DOMAIN_RE.finditer(text):
+        start = match.start()
+        if any(a <= start < b for a, b in taken):
+            continue
+        tld = match.group(2)
+        if tld in _FILE_LIKE_TLDS or not is_known_tld(tld):
+            continue
+        if match.group(1).count(".") == 1 and match.group(1)[0].isdigit():
+            continue
+        yield start, _trim(match.group(0))
+
+
+def find_urls_in_text(text: str) -> list[str]:
+    """URLs a renderer might make clickable in ``text``, in order of appearance.
+
+    Finds ``scheme://`` URLs, ``www.`` links, bare ``javascript:``/``data:``/``mailto:``/
+    ``tel:``-style URLs, and bare domains (``evil-login.com/reset``) whose top-level domain
+    is real and not a common file extension. E-mail addresses are not reported.
+    """
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for regex in (_SCHEME_URL_RE, _BARE_SCHEME_RE):
+        for match in regex.finditer(text):
+            if any(a <= match.start() < b for a, b in taken):
+                continue
+            url = _trim(match.group(0))
+            if len(url) > match.group(0).find(":") + 1:
+                found.append((match.start(), url))
+                taken.append((match.start(), match.end()))
+    found.extend(_bare_domains(text, taken))
+    return [url for _, url in sorted(found)]

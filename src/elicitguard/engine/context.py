@@ -1,0 +1,71 @@
+"""What a check may look at besides its item: environment, lists, state and caches.
+
+Checks are pure functions ``(item, ctx, params) -> Iterable[Hit]``; they never log and never
+change traffic. The context is the only door to anything beyond the item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from elicitguard.engine.decision import Hit
+from elicitguard.protocol.envelope import Envelope, Side
+from elicitguard.protocol.items import Item
+from elicitguard.protocol.session import SessionState
+
+__all__ = ["CheckContext", "CheckFn", "check", "get_check", "registered_checks"]
+
+
+@dataclass(slots=True)
+class CheckContext:
+    """The world as one check sees it."""
+
+    envelope: Envelope
+    environment: str
+    side: Side
+    lists: Mapping[str, tuple[str, ...]]
+    session: SessionState
+    era: str | None
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def server(self) -> str | None:
+        """The operator's name for the server (never ``serverInfo``)."""
+        return self.envelope.server
+
+
+CheckFn = Callable[[Item, CheckContext, Mapping[str, Any]], Iterable[Hit]]
+
+_CHECKS: dict[str, CheckFn] = {}
+
+
+def check(name: str) -> Callable[[CheckFn], CheckFn]:
+    """Register a check under the name rule files use in ``check:``."""
+
+    def register(fn: CheckFn) -> CheckFn:
+        if name in _CHECKS and _CHECKS[name] is not fn:
+            msg = f"check {name!r} is registered twice"
+            raise RuntimeError(msg)
+        _CHECKS[name] = fn
+        return fn
+
+    return register
+
+
+def _load_builtin() -> None:
+    # Importing the modules runs their @check decorators.
+    from elicitguard.engine import builtin  # noqa: F401
+
+
+def registered_checks() -> dict[str, CheckFn]:
+    """Every registered check by name."""
+    _load_builtin()
+    return dict(_CHECKS)
+
+
+def get_check(name: str) -> CheckFn | None:
+    """The check registered under ``name``, if any."""
+    _load_builtin()
+    return _CHECKS.get(name)

@@ -1,0 +1,151 @@
+"""Generating ``docs/rules/<CODE>.md`` pages and their index from the rule files.
+
+The rule file is the single source: what it does, why it matters, an example that is run
+as a test, the fix, the requirements it cites (quoted from the spec notes) and its CWE.
+``elicitguard rules docs --check`` fails when a committed page is stale.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from elicitguard.engine.rules import LoadedRule
+from elicitguard.protocol.requirements import REQUIREMENTS
+
+__all__ = ["render_index", "render_rule_page", "write_docs"]
+
+
+def _example(rule: LoadedRule) -> str:
+    example = rule.spec.docs.example
+    lines: list[str] = []
+    context: list[str] = []
+    if example.protocol_version:
+        context.append(f"protocol version {example.protocol_version}")
+    if example.client_elicitation is not None:
+        declared = (
+            "no elicitation capability"
+            if example.client_elicitation == "none"
+            else f"elicitation capability `{json.dumps(example.client_elicitation)}`"
+        )
+        context.append(f"the client declared {declared}")
+    context.append(f"direction {example.direction.value}")
+    lines.append(f"With {', '.join(context)}:")
+    lines.append("")
+    for setup in example.setup:
+        lines.append(f"after ({setup.direction.value}):")
+        lines.append("")
+        lines.append("```json")
+        lines.append(json.dumps(setup.message, indent=2, ensure_ascii=False))
+        lines.append("```")
+        lines.append("")
+    lines.append("```json")
+    if example.message is not None:
+        lines.append(json.dumps(example.message, indent=2, ensure_ascii=False))
+    else:
+        lines.append(example.raw or "")
+    lines.append("```")
+    return "\n".join(lines)
+
+
+def render_rule_page(rule: LoadedRule) -> str:
+    """The Markdown page of one rule."""
+    spec = rule.spec
+    sides = ", ".join(f"{side.value}: {action}" for side, action in spec.actions_by_side.items())
+    eras = ", ".join(spec.applies_to.eras)
+    items = ", ".join(i.value for i in spec.applies_to.items) or "(emitted by the engine)"
+    parts = [
+        f"# {spec.code} {spec.name}",
+        "",
+        f"> {spec.summary}",
+        "",
+        "| | |",
+        "| --- | --- |",
+        f"| Severity | {spec.severity.value} |",
+        f"| Confidence | {spec.confidence.value} |",
+        f"| Default action | {spec.action}{' (' + sides + ')' if sides else ''} |",
+        f"| Applies to | {items} |",
+        f"| Eras | {eras} |",
+        f"| Requirements | {', '.join(spec.requirements) or '-'} |",
+        f"| CWE | {', '.join(spec.cwe) or '-'} |",
+        "",
+        "## What it does",
+        "",
+        spec.summary + ".",
+        "",
+        "## Why is this bad?",
+        "",
+        spec.docs.why.strip(),
+        "",
+        "## Example",
+        "",
+        _example(rule),
+        "",
+        "## Fix",
+        "",
+        spec.docs.fix.strip(),
+        "",
+    ]
+    if spec.docs.notes:
+        parts += ["## Notes", "", spec.docs.notes.strip(), ""]
+    if spec.requirements:
+        parts += ["## Spec requirements", ""]
+        for rid in spec.requirements:
+            req = REQUIREMENTS.get(rid)
+            if req is None:
+                parts.append(f"- **{rid}**")
+            else:
+                who = f" ({req.who})" if req.who else ""
+                parts.append(f"- **{rid}** {req.level}{who}: {req.text}")
+        parts.append("")
+    parts += [
+        "## Configuration",
+        "",
+        "```yaml",
+        "rules:",
+        f"  {spec.code}: {{action: {spec.action}}}   # block | redact | warn | log | off",
+        "```",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def render_index(rules: list[LoadedRule]) -> str:
+    """The index page of every rule."""
+    lines = [
+        "# Rules",
+        "",
+        "Generated from the rule files by `elicitguard rules docs`; do not edit by hand.",
+        "",
+        "| Code | Name | Severity | Default action | Summary |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for rule in sorted(rules, key=lambda r: r.spec.code):
+        spec = rule.spec
+        lines.append(
+            f"| [{spec.code}]({spec.code}.md) | {spec.name} | {spec.severity.value} | "
+            f"{spec.action} | {spec.summary} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_docs(rules: list[LoadedRule], folder: Path, *, check: bool = False) -> list[Path]:
+    """Write (or with ``check`` compare) every page; return the stale or written paths."""
+    pages = {folder / f"{r.spec.code}.md": render_rule_page(r) for r in rules}
+    pages[folder / "index.md"] = render_index(rules)
+    changed: list[Path] = []
+    for path, text in pages.items():
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current != text:
+            changed.append(path)
+            if not check:
+                folder.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    expected = set(pages)
+    if folder.is_dir():
+        for path in folder.glob("*.md"):
+            if path not in expected:
+                changed.append(path)
+                if not check:
+                    path.unlink()
+    return changed

@@ -1,0 +1,362 @@
+"""The engine: evaluate one envelope under a compiled policy and return a Decision.
+
+``evaluate`` is the hot path. Ordinary traffic (no elicitation item) costs the extraction's
+few dictionary lookups and a counter; only messages with items run rules, through the
+per-item dispatch table the policy compiled. A check that raises never crashes the caller:
+it becomes an EG901 finding whose action follows ``on_error`` (block unless the policy says
+warn), and the audit record says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import string
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from elicitguard.audit.records import AuditLog
+from elicitguard.audit.sink import AuditSink, open_sink
+from elicitguard.engine.context import CheckContext
+from elicitguard.engine.decision import (
+    Action,
+    Confidence,
+    Decision,
+    Finding,
+    Hit,
+    Severity,
+    Suppressed,
+)
+from elicitguard.engine.policy import CompiledRule, Policy, load_policy
+from elicitguard.engine.state import MemoryStateStore, StateStore
+from elicitguard.errors import FrameError
+from elicitguard.identity.keys import KeyRing, load_keyring
+from elicitguard.protocol.envelope import Envelope
+from elicitguard.protocol.extract import extract
+from elicitguard.protocol.items import Item
+from elicitguard.protocol.parsing import has_duplicate_keys
+from elicitguard.protocol.versions import normalise_version
+
+__all__ = ["FRAME_ERROR_CODES", "Engine"]
+
+#: How frame problems map onto engine rules.
+FRAME_ERROR_CODES = {
+    "too_large": "EG903",
+    "not_json": "EG904",
+    "binary": "EG904",
+    "not_object": "EG904",
+    "batch": "EG904",
+    "bad_envelope": "EG904",
+    "duplicate_keys": "EG904",
+    "too_deep": "EG905",
+}
+
+
+class _SafeFormat(string.Formatter):
+    """Message templates: a missing argument prints as ``?`` instead of raising."""
+
+    def get_value(self, key: int | str, args: Any, kwargs: Any) -> Any:
+        if isinstance(key, str):
+            return kwargs.get(key, "?")
+        return super().get_value(key, args, kwargs)
+
+
+_FORMAT = _SafeFormat()
+
+
+class Engine:
+    """Evaluates envelopes under one policy; holds session state and the audit log."""
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        store: StateStore | None = None,
+        audit: AuditSink | None = None,
+        keys: KeyRing | None = None,
+        default_era: str | None = None,
+    ) -> None:
+        self.policy = policy if policy is not None else load_policy()
+        self.keys = (
+            keys if keys is not None else load_keyring(self.policy.keys_file, self.policy.keys_env)
+        )
+        self.store = (
+            store
+            if store is not None
+            else MemoryStateStore(
+                ttl_s=self.policy.limits.state_ttl_s,
+                max_sessions=self.policy.limits.state_max_sessions,
+            )
+        )
+        sink = (
+            audit
+            if audit is not None
+            else open_sink(self.policy.audit_sink, self.policy.audit_file)
+        )
+        self.audit = AuditLog(sink, self.keys)
+        self.default_era = normalise_version(default_era)
+        self.unknown_era_messages = 0
+        self._today = dt.date.today()
+        self._fast = Decision(
+            Action.ALLOW,
+            policy_name=self.policy.name,
+            policy_revision=self.policy.revision,
+            environment=self.policy.environment,
+            mode=self.policy.mode,
+            enforced=self.policy.mode == "enforce",
+            fast_path=True,
+        )
+        for exception in self.policy.exceptions:
+            if exception.expired(self._today):
+                self.audit.event(
+                    "elicitguard.policy_warning",
+                    code="EG902",
+                    message=f"exception {exception.index} expired on {exception.spec.expires}",
+                    file=exception.file,
+                    line=exception.line,
+                )
+
+    # --- evaluation ---------------------------------------------------------------------
+
+    def evaluate(self, envelope: Envelope) -> Decision:
+        """Decide about one message. Never raises for anything the message contains."""
+        started = time.perf_counter_ns()
+        state = self.store.get(envelope.session or "")
+        try:
+            items = extract(envelope, state, self.default_era)
+        except Exception as exc:
+            return self._engine_failure(envelope, exc, started)
+        if not items:
+            self.audit.count_fast_path()
+            return self._fast
+        findings: list[Finding] = []
+        suppressed: list[Suppressed] = []
+        errors: list[str] = []
+        unknown_era = False
+        if (
+            envelope.raw is not None
+            and any(i.is_elicitation for i in items)
+            and has_duplicate_keys(envelope.raw)
+        ):
+            findings.extend(
+                self._frame_findings(
+                    FrameError("duplicate_keys", "an object repeats a key"), envelope
+                )
+            )
+        ctx = CheckContext(
+            envelope, self.policy.environment, envelope.side, self.policy.lists, state, items[0].era
+        )
+        for item in items:
+            ctx.era = item.era
+            for rule in self.policy.rules_for(item.kind, envelope.side):
+                if rule.directions is not None and envelope.direction not in rule.directions:
+                    continue
+                if rule.eras is not None:
+                    if item.era is None:
+                        unknown_era = True
+                        continue
+                    if item.era not in rule.eras:
+                        continue
+                self._run_rule(rule, item, ctx, findings, suppressed, errors)
+        if unknown_era:
+            self.unknown_era_messages += 1
+        decision = self._decision(findings, suppressed, errors, items, started)
+        if any(i.is_elicitation for i in items) or findings or suppressed:
+            self.audit.record(decision, envelope)
+        else:
+            self.audit.count_fast_path()
+        return decision
+
+    async def aevaluate(self, envelope: Envelope) -> Decision:
+        """The async twin of :meth:`evaluate` (evaluation is CPU-bound and short)."""
+        return self.evaluate(envelope)
+
+    def _run_rule(
+        self,
+        rule: CompiledRule,
+        item: Item,
+        ctx: CheckContext,
+        findings: list[Finding],
+        suppressed: list[Suppressed],
+        errors: list[str],
+    ) -> None:
+        action = rule.action_for(ctx.side)
+        if action is None:
+            return
+        try:
+            hits: Iterable[Hit]
+            if rule.check is not None:
+                hits = list(rule.check(item, ctx, rule.params))
+            elif rule.match is not None:
+                hits = [Hit()] if rule.match(item, ctx) else []
+            else:
+                hits = []
+        except Exception as exc:
+            errors.append(f"{rule.code} raised {type(exc).__name__}")
+            findings.append(self._crash_finding(rule, item, exc))
+            return
+        for hit in hits:
+            finding = self._finding(rule, action, item, ctx, hit)
+            exception = self._exception_for(finding.code, ctx.envelope.server)
+            if exception is not None:
+                suppressed.append(
+                    Suppressed(
+                        finding.code, finding.pointer, exception.spec.reason, exception.index
+                    )
+                )
+            else:
+                findings.append(finding)
+
+    def _finding(
+        self, rule: CompiledRule, action: Action, item: Item, ctx: CheckContext, hit: Hit
+    ) -> Finding:
+        severity = hit.severity or rule.severity
+        if (
+            hit.severity is not None
+            and severity.rank <= Severity.LOW.rank
+            and action.rank > Action.LOG.rank
+        ):
+            action = Action.LOG
+        pointer = hit.pointer if hit.pointer is not None else item.pointer
+        try:
+            message = _FORMAT.vformat(rule.message, (), hit.args)
+        except (ValueError, IndexError, AttributeError, KeyError):
+            message = rule.message
+        server = ctx.envelope.server or ""
+        fingerprint = hashlib.sha256(
+            f"{rule.code}\x00{server}\x00{item.method or ''}\x00{pointer}".encode(
+                "utf-8", "surrogatepass"
+            )
+        ).hexdigest()[:16]
+        value_fp = self.keys.value_fingerprint(hit.value) if hit.value is not None else None
+        return Finding(
+            code=rule.code,
+            name=rule.name,
+            severity=severity,
+            confidence=rule.confidence,
+            action=action,
+            message=message,
+            pointer=pointer,
+            requirements=rule.requirements,
+            cwe=rule.cwe,
+            fix=rule.fix,
+            fingerprint=fingerprint,
+            value_fingerprint=value_fp,
+            item=item.kind.value,
+            field=hit.field,
+        )
+
+    def _exception_for(self, code: str, server: str | None) -> Any:
+        for exception in self.policy.exceptions:
+            if exception.expired(self._today):
+                continue
+            if exception.matches(code, server):
+                exception.uses += 1
+                return exception
+        return None
+
+    def _on_error_action(self) -> Action:
+        return Action.BLOCK if self.policy.on_error == "block" else Action.WARN
+
+    def _crash_finding(
+        self, rule: CompiledRule | None, item: Item | None, exc: BaseException
+    ) -> Finding:
+        engine_rule = self.policy.rule("EG901")
+        name = engine_rule.name if engine_rule is not None else "rule-crashed"
+        culprit = rule.code if rule is not None else "the extractor"
+        return Finding(
+            code="EG901",
+            name=name,
+            severity=Severity.HIGH,
+            confidence=Confidence.HIGH,
+            action=self._on_error_action(),
+            message=f"{culprit} raised {type(exc).__name__}; the policy's on_error decided the action",
+            pointer=item.pointer if item is not None else "",
+            requirements=(),
+            item=item.kind.value if item is not None else None,
+        )
+
+    def _engine_failure(self, envelope: Envelope, exc: BaseException, started: int) -> Decision:
+        finding = self._crash_finding(None, None, exc)
+        decision = self._decision(
+            [finding], [], [f"extractor raised {type(exc).__name__}"], [], started
+        )
+        self.audit.record(decision, envelope)
+        return decision
+
+    def frame_decision(self, error: FrameError, envelope: Envelope) -> Decision:
+        """The decision for a frame that could not be parsed (EG903-EG905)."""
+        started = time.perf_counter_ns()
+        findings = self._frame_findings(error, envelope)
+        decision = self._decision(findings, [], [error.kind], [], started)
+        decision.action = Action.BLOCK if not findings else decision.action
+        self.audit.record(decision, envelope)
+        return decision
+
+    def _frame_findings(self, error: FrameError, envelope: Envelope) -> list[Finding]:
+        code = FRAME_ERROR_CODES.get(error.kind, "EG904")
+        rule = self.policy.rule(code)
+        if rule is None:
+            return []
+        action = rule.action_for(envelope.side)
+        if action is None:
+            return []
+        return [
+            Finding(
+                code=code,
+                name=rule.name,
+                severity=rule.severity,
+                confidence=rule.confidence,
+                action=action,
+                message=str(error),
+                pointer="",
+                requirements=rule.requirements,
+                cwe=rule.cwe,
+                fix=rule.fix,
+                fingerprint=hashlib.sha256(f"{code}\x00{error.kind}".encode()).hexdigest()[:16],
+            )
+        ]
+
+    def _decision(
+        self,
+        findings: list[Finding],
+        suppressed: list[Suppressed],
+        errors: list[str],
+        items: list[Item],
+        started: int,
+    ) -> Decision:
+        action = Action.ALLOW
+        for finding in findings:
+            if finding.action.rank > action.rank:
+                action = finding.action
+        era = next((i.era for i in items if i.era is not None), None)
+        return Decision(
+            action=action,
+            findings=tuple(findings),
+            suppressed=tuple(suppressed),
+            decision_id=os.urandom(12).hex(),
+            policy_name=self.policy.name,
+            policy_revision=self.policy.revision,
+            environment=self.policy.environment,
+            mode=self.policy.mode,
+            enforced=self.policy.mode == "enforce",
+            fast_path=False,
+            items=tuple(items),
+            era=era,
+            errors=tuple(errors),
+            duration_us=(time.perf_counter_ns() - started) // 1000,
+        )
+
+    def unused_exceptions(self) -> list[Any]:
+        """Exceptions that never suppressed anything (EG902 at the end of a lint run)."""
+        return [e for e in self.policy.exceptions if e.uses == 0 and not e.expired(self._today)]
+
+    def expired_exceptions(self) -> list[Any]:
+        """Exceptions past their expiry date (EG902)."""
+        return [e for e in self.policy.exceptions if e.expired(self._today)]
+
+    def close(self) -> None:
+        """Close the audit sink."""
+        self.audit.sink.close()

@@ -1,0 +1,182 @@
+"""Declarative ``match:`` conditions, compiled once into predicates.
+
+User rules that need no Python name item fields and operators; see
+:class:`elicitguard.engine.models.MatchExpr`. Regexes are RE2 (linear time, so a user rule
+cannot make the engine backtrack for minutes); ``in`` tests membership in a named list of
+the policy, where host lists may hold exact names, ``*.suffix`` patterns and CIDRs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import ipaddress
+from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import re2
+
+from elicitguard.checks import domains
+from elicitguard.checks import domains
+from elicitguard.engine.context import CheckContext
+from elicitguard.engine.models import MatchExpr
+from elicitguard.errors import RuleSpecError
+from elicitguard.protocol.items import Item
+
+__all__ = ["Predicate", "compile_match", "host_in_list", "registrable_domain"]
+
+Predicate = Callable[[Item, CheckContext], bool]
+
+
+def compile_match(expr: MatchExpr, *, file: str | None = None) -> Predicate:
+    """Compile ``expr``; a bad regex or glob raises :class:`RuleSpecError`."""
+    if expr.any is not None:
+        parts = [compile_match(e, file=file) for e in expr.any]
+        return lambda item, ctx: any(p(item, ctx) for p in parts)
+    if expr.all is not None:
+        parts = [compile_match(e, file=file) for e in expr.all]
+        return lambda item, ctx: all(p(item, ctx) for p in parts)
+    if expr.not_ is not None:
+        inner = compile_match(expr.not_, file=file)
+        return lambda item, ctx: not inner(item, ctx)
+    assert expr.field is not None  # guaranteed by MatchExpr's validator
+    getter = _FIELD_GETTERS[expr.field]
+    test = _operator(expr, expr.field, file)
+    return lambda item, ctx: any(test(v, ctx) for v in getter(item, ctx))
+
+
+def _operator(expr: MatchExpr, field: str, file: str | None) -> Callable[[str, CheckContext], bool]:
+    if expr.equals is not None:
+        wanted = str(expr.equals).lower() if isinstance(expr.equals, bool) else str(expr.equals)
+        return lambda value, ctx: value == wanted
+    if expr.contains is not None:
+        needle = expr.contains
+        return lambda value, ctx: needle in value
+    if expr.glob is not None:
+        pattern = expr.glob
+        return lambda value, ctx: fnmatch.fnmatchcase(value, pattern)
+    if expr.regex is not None:
+        try:
+            compiled = re2.compile(expr.regex)
+        except re2.error as exc:
+            reason = exc.args[0] if exc.args else ""
+            reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+            msg = (
+                f"regex {expr.regex!r} is not valid RE2 syntax ({reason}); "
+                "RE2 has no backreferences or lookaround, which is what keeps it linear-time"
+            )
+            raise RuleSpecError(msg, file=file) from None
+        return lambda value, ctx: compiled.search(value) is not None
+    list_name = expr.in_
+    assert list_name is not None
+    host_field = field in {"url.host", "url.registrable_domain", "server"}
+
+    def member(value: str, ctx: CheckContext) -> bool:
+        entries = ctx.lists.get(list_name, ())
+        return host_in_list(value, entries) if host_field else value in entries
+
+    return member
+
+
+def host_in_list(host: str, entries: Iterable[str]) -> bool:
+    """True when ``host`` is an entry, under a ``*.suffix`` entry, or inside a CIDR entry."""
+    host = host.lower().rstrip(".").strip("[]")
+    address = _ip(host)
+    for entry in entries:
+        entry = entry.lower().rstrip(".")
+        if "/" in entry or _ip(entry) is not None:
+            if address is not None and _in_network(address, entry):
+                return True
+            continue
+        if entry.startswith("*."):
+            if host.endswith(entry[1:]):
+                return True
+        elif host == entry:
+            return True
+    return False
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+def _in_network(address: ipaddress.IPv4Address | ipaddress.IPv6Address, entry: str) -> bool:
+    try:
+        return address in ipaddress.ip_network(entry, strict=False)
+    except ValueError:
+        return False
+
+
+# --- field getters ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def _split(url: str) -> tuple[str, str, tuple[str, ...]]:
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        keys = tuple(k for k, _ in parse_qsl(parts.query, keep_blank_values=True))
+        return parts.scheme.lower(), host, keys
+    except ValueError:
+        return "", "", ()
+
+
+@lru_cache(maxsize=4096)
+def registrable_domain(host: str) -> str:
+    """The registrable domain (eTLD+1) of ``host``, from the bundled suffix list, offline."""
+    if not host or _ip(host.strip("[]")) is not None:
+        return host
+    return domains.registrable_domain(host) or host
+
+
+def _url(item: Item) -> str | None:
+    data = item.data
+    url = data.get("url") if isinstance(data, dict) else None
+    return url if isinstance(url, str) else None
+
+
+def _fields(item: Item, attribute: str) -> list[str]:
+    schema = item.schema if isinstance(item.schema, dict) else None
+    props = schema.get("properties") if schema is not None else None
+    if not isinstance(props, dict):
+        return []
+    if attribute == "name":
+        return [str(k) for k in props]
+    values: list[str] = []
+    for prop in props.values():
+        if isinstance(prop, dict) and isinstance(prop.get(attribute), str):
+            values.append(prop[attribute])
+    return values
+
+
+def _message(item: Item) -> list[str]:
+    data = item.data
+    message = data.get("message") if isinstance(data, dict) else None
+    return [message] if isinstance(message, str) else []
+
+
+def _one(value: str | None) -> list[str]:
+    return [value] if value else []
+
+
+_FIELD_GETTERS: Mapping[str, Callable[[Item, CheckContext], list[str]]] = {
+    "url.scheme": lambda item, ctx: _one(_split(u)[0]) if (u := _url(item)) else [],
+    "url.host": lambda item, ctx: _one(_split(u)[1]) if (u := _url(item)) else [],
+    "url.registrable_domain": lambda item, ctx: (
+        _one(registrable_domain(_split(u)[1])) if (u := _url(item)) else []
+    ),
+    "url.query_keys": lambda item, ctx: list(_split(u)[2]) if (u := _url(item)) else [],
+    "url.raw": lambda item, ctx: _one(_url(item)),
+    "form.fields[*].name": lambda item, ctx: _fields(item, "name"),
+    "form.fields[*].title": lambda item, ctx: _fields(item, "title"),
+    "form.fields[*].description": lambda item, ctx: _fields(item, "description"),
+    "form.fields[*].type": lambda item, ctx: _fields(item, "type"),
+    "message": lambda item, ctx: _message(item),
+    "mode": lambda item, ctx: _one(item.mode),
+    "server": lambda item, ctx: _one(ctx.server),
+    "method": lambda item, ctx: _one(item.method),
+}

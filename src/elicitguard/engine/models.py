@@ -1,0 +1,349 @@
+"""The file formats: rule files, their cases, and policy files, as pydantic models.
+
+Every model forbids unknown keys, so a typo is an error that names the key and the keys
+that would have been accepted. The JSON Schemas in ``schema/`` are generated from these
+models (``elicitguard policy schema``); a test fails when the committed copy is stale.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from elicitguard.engine.decision import Action, Confidence, Severity
+from elicitguard.protocol.envelope import Direction, Side
+from elicitguard.protocol.items import ItemKind
+
+__all__ = [
+    "ERA_NAMES",
+    "ActionOrOff",
+    "AppliesTo",
+    "AuditSpec",
+    "CaseFile",
+    "CaseSpec",
+    "Docs",
+    "Environment",
+    "EnvironmentOverlay",
+    "ExceptionSpec",
+    "ExceptionWhere",
+    "IdentitySpec",
+    "KeysSpec",
+    "LimitsSpec",
+    "MatchExpr",
+    "OnBlockSpec",
+    "PolicySpec",
+    "RuleOverride",
+    "RuleSpec",
+]
+
+ActionOrOff = Literal["allow", "log", "warn", "redact", "block", "off"]
+Environment = Literal["dev", "test", "prod"]
+ERA_NAMES = ("all", "2025-06-18", "2025-11-25", "2026-07-28", "push", "modern")
+EraName = Literal["all", "2025-06-18", "2025-11-25", "2026-07-28", "push", "modern"]
+
+CODE_PATTERN = r"^[A-Z]{2,4}[0-9]{3}$"
+RESERVED_ERROR_CODES = frozenset({-32042, -32002, -32700, -32600, -32601, -32602, -32603})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- declarative match --------------------------------------------------------------------
+
+MATCH_FIELDS = (
+    "url.scheme",
+    "url.host",
+    "url.registrable_domain",
+    "url.query_keys",
+    "url.raw",
+    "form.fields[*].name",
+    "form.fields[*].title",
+    "form.fields[*].description",
+    "form.fields[*].type",
+    "message",
+    "mode",
+    "server",
+    "method",
+)
+
+
+class MatchExpr(_Strict):
+    """A declarative condition over item fields (user rules without Python).
+
+    A leaf names one ``field`` and one operator; ``any``, ``all`` and ``not`` combine leaves.
+    ``regex`` is RE2 syntax (linear time, no backtracking); ``in`` names a list of the policy.
+    """
+
+    field: str | None = None
+    equals: str | int | bool | None = None
+    in_: str | None = Field(default=None, alias="in")
+    regex: str | None = None
+    glob: str | None = None
+    contains: str | None = None
+    any: list[MatchExpr] | None = None
+    all: list[MatchExpr] | None = None
+    not_: MatchExpr | None = Field(default=None, alias="not")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> MatchExpr:
+        combinators = [x for x in (self.any, self.all, self.not_) if x is not None]
+        operators = [
+            x
+            for x in (self.equals, self.in_, self.regex, self.glob, self.contains)
+            if x is not None
+        ]
+        if combinators and (operators or self.field is not None):
+            msg = "a match is either a combinator (any, all, not) or a field with one operator"
+            raise ValueError(msg)
+        if not combinators:
+            if self.field is None:
+                msg = "a match leaf needs `field:` (one of: " + ", ".join(MATCH_FIELDS) + ")"
+                raise ValueError(msg)
+            if self.field not in MATCH_FIELDS:
+                msg = f"unknown match field {self.field!r}; use one of: " + ", ".join(MATCH_FIELDS)
+                raise ValueError(msg)
+            if len(operators) != 1:
+                msg = "a match leaf takes exactly one of: equals, in, regex, glob, contains"
+                raise ValueError(msg)
+        if len(combinators) > 1:
+            msg = "use one combinator per level (any, all or not); nest them for more"
+            raise ValueError(msg)
+        return self
+
+
+# --- rules ------------------------------------------------------------------------------
+
+
+class AppliesTo(_Strict):
+    """Which items, sides, eras and directions a rule looks at."""
+
+    items: list[ItemKind] = Field(default_factory=list)
+    sides: list[Side | Literal["all"]] = ["all"]
+    eras: list[EraName] = ["all"]
+    directions: list[Direction | Literal["all"]] = ["all"]
+
+
+class CaseEnvelope(_Strict):
+    """One envelope of a case's setup sequence."""
+
+    direction: Direction
+    message: dict[str, Any]
+    protocol_version: str | None = None
+    server: str | None = None
+
+
+class CaseSpec(_Strict):
+    """One example of a rule: the message must (``ruleid``) or must not (``ok``) trigger it.
+
+    ``client_elicitation`` declares the client's ``elicitation`` capability (``none`` for a
+    client that declares none): in the push era the case runner puts an ``initialize``
+    exchange first; in 2026-07-28 it puts the originating request (``origin_method``,
+    ``tools/call`` by default) with that capability in ``_meta`` before a response.
+
+    ``todoruleid`` and ``todook`` record a known miss or false alarm: reported, never
+    failing, and a todo case that starts passing fails the suite so that it is promoted.
+    """
+
+    expect: Literal["ruleid", "ok", "todoruleid", "todook"]
+    note: str
+    message: dict[str, Any] | None = None
+    raw: str | None = None
+    direction: Direction = Direction.SERVER_TO_CLIENT
+    side: Side = Side.CAPTURE
+    env: Environment | None = None
+    protocol_version: str | None = None
+    server: str | None = None
+    setup: list[CaseEnvelope] = Field(default_factory=list)
+    client_elicitation: dict[str, Any] | Literal["none"] | None = None
+    origin_method: str | None = None
+    policy: dict[str, Any] | None = None
+    pointer: str | None = None
+
+    @model_validator(mode="after")
+    def _message_or_raw(self) -> CaseSpec:
+        if (self.message is None) == (self.raw is None):
+            msg = "a case has exactly one of `message:` (a JSON-RPC object) or `raw:` (frame text)"
+            raise ValueError(msg)
+        return self
+
+
+class CaseFile(_Strict):
+    """A rule's ``.cases.yaml`` file."""
+
+    rule: str = Field(pattern=CODE_PATTERN)
+    cases: list[CaseSpec]
+
+
+class Docs(_Strict):
+    """The rule's documentation page; ``example`` must trigger the rule (tested)."""
+
+    why: str
+    example: CaseSpec
+    fix: str
+    notes: str | None = None
+
+
+class RuleSpec(_Strict):
+    """A rule file."""
+
+    code: str = Field(pattern=CODE_PATTERN)
+    name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    summary: str
+    severity: Severity
+    confidence: Confidence = Confidence.HIGH
+    action: ActionOrOff
+    actions_by_side: dict[Side, ActionOrOff] = Field(default_factory=dict)
+    requirements: list[str] = Field(default_factory=list)
+    cwe: list[str] = Field(default_factory=list)
+    applies_to: AppliesTo
+    check: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    match: MatchExpr | None = None
+    message: str
+    docs: Docs
+    tags: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check_or_match(self) -> RuleSpec:
+        if (self.check is None) == (self.match is None):
+            msg = "a rule has exactly one of `check:` (a built-in check) or `match:` (declarative)"
+            raise ValueError(msg)
+        return self
+
+    @field_validator("cwe")
+    @classmethod
+    def _cwe_form(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            if not entry.startswith("CWE-") or not entry[4:].isdigit():
+                msg = f"CWE ids are written CWE-<number>, not {entry!r}"
+                raise ValueError(msg)
+        return value
+
+
+# --- policies -----------------------------------------------------------------------------
+
+
+class RuleOverride(_Strict):
+    """What a policy changes about one rule or a glob of rules (``EG2*``)."""
+
+    action: ActionOrOff | None = None
+    actions_by_side: dict[Side, ActionOrOff] | None = None
+    severity: Severity | None = None
+    params: dict[str, Any] | None = None
+    final: bool | None = None
+
+
+class ExceptionWhere(_Strict):
+    """Where an exception applies: the operator's name for the server (a glob)."""
+
+    server: str | None = None
+
+
+class ExceptionSpec(_Strict):
+    """Turns rules off for one server, with a reason and an expiry date."""
+
+    rules: list[str] = Field(min_length=1)
+    where: ExceptionWhere = Field(default_factory=ExceptionWhere)
+    reason: str = Field(min_length=3)
+    expires: dt.date | None = None
+
+
+class LimitsSpec(_Strict):
+    """Size and state limits."""
+
+    max_message_bytes: Annotated[int, Field(gt=0, le=1 << 30)] | None = None
+    max_depth: Annotated[int, Field(gt=0, le=10_000)] | None = None
+    bad_frames: Literal["drop", "close"] | None = None
+    state_ttl_s: Annotated[float, Field(gt=0)] | None = None
+    state_max_sessions: Annotated[int, Field(gt=0)] | None = None
+    elicitations_per_minute: Annotated[int, Field(gt=0)] | None = None
+
+
+class OnBlockSpec(_Strict):
+    """How a block looks on the wire."""
+
+    client: Literal["decline", "cancel"] | None = None
+    push_error_code: int | None = None
+
+    @field_validator("push_error_code")
+    @classmethod
+    def _not_reserved(cls, value: int | None) -> int | None:
+        if value is None:
+            return value
+        if value in RESERVED_ERROR_CODES or -32099 <= value <= -32000:
+            msg = (
+                f"error code {value} is reserved by JSON-RPC or MCP; use a code outside "
+                "-32768..-32000, such as the default -31001"
+            )
+            raise ValueError(msg)
+        return value
+
+
+class IdentitySpec(_Strict):
+    """Verified identity for HTTP transports (used by the identity features)."""
+
+    require_auth: bool | None = None
+    audience: str | None = None
+    issuers: list[str] | None = None
+    jwks: str | None = None
+    jwks_url: str | None = None
+    algorithms: list[str] | None = None
+    leeway_s: Annotated[float, Field(ge=0)] | None = None
+
+
+class KeysSpec(_Strict):
+    """Where key material comes from; it never sits in the policy itself."""
+
+    file: str | None = None
+    env: str | None = None
+
+
+class AuditSpec(_Strict):
+    """Where decision records go and what they hold."""
+
+    sink: Literal["stderr", "file", "none"] | None = None
+    file: str | None = None
+    chain: bool | None = None
+    sample_allow: Annotated[float, Field(ge=0, le=1)] | None = None
+
+
+class EnvironmentOverlay(_Strict):
+    """What changes in one environment."""
+
+    rules: dict[str, RuleOverride] | None = None
+    lists: dict[str, list[str]] | None = None
+    limits: LimitsSpec | None = None
+    mode: Literal["enforce", "monitor"] | None = None
+    on_error: Literal["block", "warn"] | None = None
+    exceptions: list[ExceptionSpec] | None = None
+
+
+class PolicySpec(_Strict):
+    """A policy file. Every key is optional; presets and ``extends`` fill the rest."""
+
+    name: str | None = None
+    description: str | None = None
+    extends: list[str] | None = None
+    packs: list[str] | None = None
+    environment: Environment | None = None
+    mode: Literal["enforce", "monitor"] | None = None
+    on_error: Literal["block", "warn"] | None = None
+    on_block: OnBlockSpec | None = None
+    rules: dict[str, RuleOverride] | None = None
+    lists: dict[str, list[str]] | None = None
+    exceptions: list[ExceptionSpec] | None = None
+    limits: LimitsSpec | None = None
+    identity: IdentitySpec | None = None
+    keys: KeysSpec | None = None
+    audit: AuditSpec | None = None
+    environments: dict[Environment, EnvironmentOverlay] | None = None
+
+
+def action_of(value: ActionOrOff) -> Action | None:
+    """The :class:`Action` for a file's action string; ``None`` for ``off``."""
+    return None if value == "off" else Action(value)

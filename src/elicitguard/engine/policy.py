@@ -1,0 +1,597 @@
+"""Loading, merging and compiling policies.
+
+A policy is a stack of layers: presets and files named in ``extends`` (depth-first, parents
+before children), then the file itself; each layer may carry an ``environments:`` overlay
+that applies when its environment is active. Compilation walks the layers once and
+produces per-item dispatch tables, so that evaluation never looks at YAML again.
+
+Merging is per key: scalars are replaced, ``rules`` are merged per code (a glob such as
+``EG2*`` applies before exact codes of the same layer), lists are unioned, exceptions and
+packs are concatenated. A rule marked ``final`` may be tightened by later layers, never
+loosened (a lower action, ``off``, or a lower severity is an error that names the line).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import fnmatch
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from elicitguard._resources import data_dir
+from elicitguard.engine.context import CheckFn, get_check
+from elicitguard.engine.decision import Action, Confidence, Severity
+from elicitguard.engine.match import Predicate, compile_match
+from elicitguard.engine.models import (
+    ExceptionSpec,
+    LimitsSpec,
+    PolicySpec,
+    RuleOverride,
+    action_of,
+)
+from elicitguard.engine.rules import ENGINE_CHECK, LoadedRule, builtin_rules, load_pack
+from elicitguard.engine.yamlfile import LineMap, load_yaml, validation_error, yaml_text
+from elicitguard.errors import PackLoadError, PolicyError, RuleSpecError, UnknownRuleError
+from elicitguard.protocol.envelope import Direction, Side
+from elicitguard.protocol.items import ItemKind
+from elicitguard.protocol.versions import MODERN_VERSIONS, PUSH_VERSIONS
+
+__all__ = [
+    "PRESETS",
+    "CompiledRule",
+    "Layer",
+    "Policy",
+    "PolicyException",
+    "load_policy",
+]
+
+PRESETS = ("default", "strict", "dev", "monitor", "passthrough")
+MAX_EXTENDS_DEPTH = 4
+DEFAULT_LISTS: dict[str, tuple[str, ...]] = {
+    "dev_hosts": ("localhost", "127.0.0.0/8", "::1"),
+    "protected_domains": (),
+}
+ENVIRONMENTS = ("dev", "test", "prod")
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One policy file (or preset) in the stack."""
+
+    spec: PolicySpec
+    file: str
+    lines: LineMap
+    folder: Path
+    raw: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resolved limits (every value set)."""
+
+    max_message_bytes: int = 4 * 1024 * 1024
+    max_depth: int = 64
+    bad_frames: str = "drop"
+    state_ttl_s: float = 900.0
+    state_max_sessions: int = 10_000
+    elicitations_per_minute: int | None = None
+
+
+@dataclass(slots=True)
+class PolicyException:
+    """An exception with its place in the files, and how often it was used."""
+
+    spec: ExceptionSpec
+    file: str
+    line: int | None
+    index: int
+    uses: int = 0
+
+    def expired(self, today: dt.date) -> bool:
+        return self.spec.expires is not None and self.spec.expires < today
+
+    def matches(self, code: str, server: str | None) -> bool:
+        if not any(fnmatch.fnmatchcase(code, pattern) for pattern in self.spec.rules):
+            return False
+        wanted = self.spec.where.server
+        if wanted is None:
+            return True
+        return server is not None and fnmatch.fnmatchcase(server, wanted)
+
+
+@dataclass(slots=True)
+class CompiledRule:
+    """A rule resolved under a policy: effective action per side, params, the check."""
+
+    code: str
+    name: str
+    severity: Severity
+    confidence: Confidence
+    actions: dict[Side, Action | None]
+    params: dict[str, Any]
+    check: CheckFn | None
+    match: Predicate | None
+    engine_only: bool
+    items: frozenset[ItemKind]
+    eras: frozenset[str] | None
+    directions: frozenset[Direction] | None
+    message: str
+    requirements: tuple[str, ...]
+    cwe: tuple[str, ...]
+    fix: str
+    loaded: LoadedRule
+
+    def action_for(self, side: Side) -> Action | None:
+        return self.actions.get(side)
+
+
+@dataclass(slots=True)
+class Policy:
+    """A compiled policy: what every evaluation needs, resolved once."""
+
+    name: str
+    revision: str
+    environment: str
+    mode: str
+    on_error: str
+    on_block_client: str
+    push_error_code: int
+    rules: dict[str, CompiledRule]
+    lists: dict[str, tuple[str, ...]]
+    exceptions: list[PolicyException]
+    limits: Limits
+    layers: list[Layer]
+    keys_file: str | None = None
+    keys_env: str | None = None
+    audit_sink: str = "stderr"
+    audit_file: str | None = None
+    audit_chain: bool = False
+    sample_allow: float = 1.0
+    identity: dict[str, Any] = field(default_factory=dict)
+    dispatch: dict[tuple[ItemKind, Side], list[CompiledRule]] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        """The file (or preset) the policy was loaded from."""
+        return self.layers[-1].file if self.layers else "builtin:default"
+
+    def rule(self, code: str) -> CompiledRule | None:
+        return self.rules.get(code)
+
+    def rules_for(self, kind: ItemKind, side: Side) -> list[CompiledRule]:
+        return self.dispatch.get((kind, side), [])
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def load_policy(
+    source: str | os.PathLike[str] | None = None,
+    *,
+    env: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    extra_layers: list[dict[str, Any]] | None = None,
+    environ: dict[str, str] | None = None,
+) -> Policy:
+    """Load a policy file or preset (``builtin:NAME``) and compile it.
+
+    ``env`` overrides the environment (else ``ELICITGUARD_ENV``, else the policy's
+    ``environment``, else ``prod``). ``select`` and ``ignore`` are code globs that turn rules
+    on or off on top of the policy (the linter's ``--select`` and ``--ignore``);
+    ``extra_layers`` are policy dicts applied last (rule cases use them).
+    """
+    environ = dict(os.environ) if environ is None else environ
+    source = "builtin:default" if source is None else os.fspath(source)
+    layers = _resolve(source, root=None, chain=())
+    for index, extra in enumerate(extra_layers or []):
+        layers.append(_layer_from_dict(extra, f"<override {index}>", Path.cwd()))
+    chosen_env = env or environ.get("ELICITGUARD_ENV") or _last(layers, "environment") or "prod"
+    if chosen_env not in ENVIRONMENTS:
+        msg = f"unknown environment {chosen_env!r}; use one of: {', '.join(ENVIRONMENTS)}"
+        raise PolicyError(msg)
+    return _compile(layers, chosen_env, select or [], ignore or [])
+
+
+def _resolve(source: str, *, root: Path | None, chain: tuple[str, ...]) -> list[Layer]:
+    """Return the layers of ``source``, parents first."""
+    if len(chain) > MAX_EXTENDS_DEPTH:
+        msg = f"`extends` is nested deeper than {MAX_EXTENDS_DEPTH} levels: {' -> '.join(chain)}"
+        raise PolicyError(msg)
+    path = _locate(source, root)
+    key = str(path)
+    if key in chain:
+        msg = f"`extends` forms a cycle: {' -> '.join((*chain, key))}; remove one of them"
+        raise PolicyError(msg, file=chain[-1] if chain else None)
+    file = f"builtin:{path.stem}" if source.startswith("builtin:") else str(path)
+    data, lines = load_yaml(yaml_text(path), file=file)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise RuleSpecError(
+            "a policy file is a YAML mapping (name:, extends:, rules: ...)", file=file, line=1
+        )
+    layer = _validate(data, file, lines, path.parent)
+    own_root = root if root is not None else path.parent
+    layers: list[Layer] = []
+    for index, parent in enumerate(layer.spec.extends or []):
+        try:
+            layers.extend(
+                _resolve(
+                    parent,
+                    root=own_root if not parent.startswith("builtin:") else None,
+                    chain=(*chain, key),
+                )
+            )
+        except PolicyError as exc:
+            if exc.file is not None:
+                raise
+            raise type(exc)(
+                exc.bare_message, file=file, line=lines.get(("extends", index))
+            ) from None
+    layers.append(layer)
+    return layers
+
+
+def _locate(source: str, root: Path | None) -> Path:
+    if source.startswith("builtin:"):
+        name = source.removeprefix("builtin:")
+        if name not in PRESETS:
+            close = difflib.get_close_matches(name, PRESETS, n=1)
+            hint = f"; did you mean builtin:{close[0]}?" if close else ""
+            msg = f"unknown preset {source!r}{hint} Presets: {', '.join(PRESETS)}"
+            raise PolicyError(msg)
+        return data_dir("policy") / f"{name}.yaml"
+    path = Path(source)
+    if root is not None:
+        if path.is_absolute():
+            msg = f"`extends: {source}` must be a path relative to the policy's folder"
+            raise PolicyError(msg)
+        path = (root / path).resolve()
+        if not path.is_relative_to(root.resolve()):
+            msg = f"`extends: {source}` leaves the policy's folder {root}; keep parents inside it"
+            raise PolicyError(msg)
+    if not path.is_file():
+        msg = f"policy file {source} does not exist"
+        raise PackLoadError(msg)
+    return path
+
+
+def _validate(data: dict[str, Any], file: str, lines: LineMap, folder: Path) -> Layer:
+    try:
+        spec = PolicySpec.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, PolicySpec, file=file, lines=lines) from None
+    return Layer(spec, file, lines, folder, data)
+
+
+def _layer_from_dict(data: dict[str, Any], file: str, folder: Path) -> Layer:
+    return _validate(data, file, {}, folder)
+
+
+def _last(layers: list[Layer], attribute: str) -> Any:
+    value = None
+    for layer in layers:
+        candidate = getattr(layer.spec, attribute)
+        if candidate is not None:
+            value = candidate
+    return value
+
+
+# --- compiling -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _RuleState:
+    action: Any = None
+    actions_by_side: dict[Side, Any] = field(default_factory=dict)
+    severity: Severity | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    final: bool = False
+    final_where: str = ""
+
+
+def _compile(layers: list[Layer], env: str, select: list[str], ignore: list[str]) -> Policy:
+    loaded = builtin_rules()
+    for layer in layers:
+        for pack in layer.spec.packs or []:
+            folder = (layer.folder / pack).resolve()
+            loaded.extend(load_pack(folder, builtin=False))
+    by_code: dict[str, LoadedRule] = {}
+    for rule in loaded:
+        if rule.spec.code in by_code:
+            other = by_code[rule.spec.code].path
+            msg = f"rule code {rule.spec.code} is defined twice (also in {other}); codes are unique"
+            raise RuleSpecError(msg, file=str(rule.path))
+        by_code[rule.spec.code] = rule
+    states = {code: _RuleState() for code in by_code}
+    for layer in layers:
+        overlays: list[tuple[dict[str, RuleOverride], tuple[str, ...]]] = [
+            (layer.spec.rules or {}, ("rules",))
+        ]
+        env_overlay = (layer.spec.environments or {}).get(env)  # type: ignore[call-overload]
+        if env_overlay is not None and env_overlay.rules:
+            overlays.append((env_overlay.rules, ("environments", env, "rules")))
+        for overrides, path in overlays:
+            _apply_overrides(overrides, path, layer, states, by_code)
+    rules = {
+        code: _compiled(by_code[code], states[code], select, ignore) for code in sorted(by_code)
+    }
+    policy = Policy(
+        name=_last(layers, "name") or Path(layers[-1].file).stem,
+        revision=_revision(layers, loaded),
+        environment=env,
+        mode=_scalar(layers, env, "mode") or "enforce",
+        on_error=_scalar(layers, env, "on_error") or "block",
+        on_block_client=_sub(layers, "on_block", "client") or "decline",
+        push_error_code=_sub(layers, "on_block", "push_error_code") or -31001,
+        rules=rules,
+        lists=_lists(layers, env),
+        exceptions=_exceptions(layers, env),
+        limits=_limits(layers, env),
+        layers=layers,
+        keys_file=_keys_file(layers),
+        keys_env=_sub(layers, "keys", "env"),
+        audit_sink=_sub(layers, "audit", "sink") or "stderr",
+        audit_file=_sub(layers, "audit", "file"),
+        audit_chain=bool(_sub(layers, "audit", "chain")),
+        sample_allow=_sub(layers, "audit", "sample_allow")
+        if _sub(layers, "audit", "sample_allow") is not None
+        else 1.0,
+        identity=_identity(layers),
+    )
+    policy.dispatch = _dispatch(rules)
+    return policy
+
+
+def _apply_overrides(
+    overrides: dict[str, RuleOverride],
+    path: tuple[str, ...],
+    layer: Layer,
+    states: dict[str, _RuleState],
+    by_code: dict[str, LoadedRule],
+) -> None:
+    globs = sorted((k for k in overrides if any(c in k for c in "*?[")), key=len)
+    exact = [k for k in overrides if k not in globs]
+    for key in exact:
+        if key not in by_code:
+            close = difflib.get_close_matches(key, list(by_code), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            msg = f"unknown rule code {key}{hint} (`elicitguard rules list` shows them)"
+            raise UnknownRuleError(msg, file=layer.file, line=layer.lines.get((*path, key)))
+    for key in [*globs, *exact]:
+        override = overrides[key]
+        line = layer.lines.get((*path, key))
+        for code in by_code:
+            if code == key or (key in globs and fnmatch.fnmatchcase(code, key)):
+                _apply_one(states[code], override, code, by_code[code], layer.file, line)
+
+
+def _apply_one(
+    state: _RuleState,
+    override: RuleOverride,
+    code: str,
+    rule: LoadedRule,
+    file: str,
+    line: int | None,
+) -> None:
+    if state.final:
+        _refuse_loosening(state, override, code, rule, file, line)
+    if override.action is not None:
+        state.action = override.action
+        state.actions_by_side = {}
+    if override.actions_by_side is not None:
+        state.actions_by_side.update(override.actions_by_side)
+    if override.severity is not None:
+        state.severity = override.severity
+    if override.params is not None:
+        state.params.update(override.params)
+    if override.final:
+        state.final = True
+        state.final_where = f"{file}:{line}" if line else file
+
+
+def _refuse_loosening(
+    state: _RuleState,
+    override: RuleOverride,
+    code: str,
+    rule: LoadedRule,
+    file: str,
+    line: int | None,
+) -> None:
+    current = state.action or rule.spec.action
+    problems: list[str] = []
+    if override.action is not None and _looser(override.action, current):
+        problems.append(f"action {override.action} is looser than {current}")
+    for side, action in (override.actions_by_side or {}).items():
+        side_current = state.actions_by_side.get(side) or current
+        if _looser(action, side_current):
+            problems.append(f"action {action} on side {side} is looser than {side_current}")
+    severity = state.severity or rule.spec.severity
+    if override.severity is not None and override.severity.rank < severity.rank:
+        problems.append(f"severity {override.severity} is lower than {severity}")
+    if problems:
+        msg = (
+            f"{code} is final (set at {state.final_where}): {'; '.join(problems)}. "
+            "A child policy may tighten a final rule, never loosen it"
+        )
+        raise RuleSpecError(msg, file=file, line=line)
+
+
+def _looser(new: str, current: str) -> bool:
+    new_action = action_of(new)  # type: ignore[arg-type]
+    current_action = action_of(current)  # type: ignore[arg-type]
+    if current_action is None:
+        return False
+    return new_action is None or new_action.rank < current_action.rank
+
+
+def _compiled(
+    rule: LoadedRule, state: _RuleState, select: list[str], ignore: list[str]
+) -> CompiledRule:
+    spec = rule.spec
+    base = state.action or spec.action
+    actions: dict[Side, Action | None] = {}
+    for side in Side:
+        chosen = state.actions_by_side.get(side)
+        if chosen is None:
+            chosen = base if state.action is not None else spec.actions_by_side.get(side, base)
+        actions[side] = action_of(chosen)
+    if select and not any(fnmatch.fnmatchcase(spec.code, s) for s in select):
+        actions = dict.fromkeys(Side)
+    if any(fnmatch.fnmatchcase(spec.code, s) for s in ignore):
+        actions = dict.fromkeys(Side)
+    params = {**spec.params, **state.params}
+    match = compile_match(spec.match, file=str(rule.path)) if spec.match is not None else None
+    check = None
+    if spec.check is not None and spec.check != ENGINE_CHECK:
+        check = get_check(spec.check)
+    applies = spec.applies_to
+    sides = None if "all" in applies.sides else {Side(s) for s in applies.sides}
+    if sides is not None:
+        actions = {side: (a if side in sides else None) for side, a in actions.items()}
+    return CompiledRule(
+        code=spec.code,
+        name=spec.name,
+        severity=state.severity or spec.severity,
+        confidence=spec.confidence,
+        actions=actions,
+        params=params,
+        check=check,
+        match=match,
+        engine_only=spec.check == ENGINE_CHECK,
+        items=frozenset(applies.items),
+        eras=_eras(applies.eras),
+        directions=None
+        if "all" in applies.directions
+        else frozenset(Direction(d) for d in applies.directions),
+        message=spec.message,
+        requirements=tuple(spec.requirements),
+        cwe=tuple(spec.cwe),
+        fix=spec.docs.fix.strip().splitlines()[0] if spec.docs.fix.strip() else "",
+        loaded=rule,
+    )
+
+
+def _eras(names: Sequence[str]) -> frozenset[str] | None:
+    if "all" in names:
+        return None
+    eras: set[str] = set()
+    for name in names:
+        if name == "push":
+            eras |= PUSH_VERSIONS
+        elif name == "modern":
+            eras |= MODERN_VERSIONS
+        else:
+            eras.add(name)
+    return frozenset(eras)
+
+
+def _dispatch(rules: dict[str, CompiledRule]) -> dict[tuple[ItemKind, Side], list[CompiledRule]]:
+    table: dict[tuple[ItemKind, Side], list[CompiledRule]] = {}
+    for rule in rules.values():
+        if rule.engine_only:
+            continue
+        for kind in rule.items:
+            for side in Side:
+                if rule.actions.get(side) is not None:
+                    table.setdefault((kind, side), []).append(rule)
+    return table
+
+
+def _scalar(layers: list[Layer], env: str, attribute: str) -> Any:
+    value = None
+    for layer in layers:
+        if getattr(layer.spec, attribute) is not None:
+            value = getattr(layer.spec, attribute)
+        overlay = (layer.spec.environments or {}).get(env)  # type: ignore[call-overload]
+        if overlay is not None and getattr(overlay, attribute, None) is not None:
+            value = getattr(overlay, attribute)
+    return value
+
+
+def _sub(layers: list[Layer], section: str, key: str) -> Any:
+    value = None
+    for layer in layers:
+        part = getattr(layer.spec, section)
+        if part is not None and getattr(part, key) is not None:
+            value = getattr(part, key)
+    return value
+
+
+def _keys_file(layers: list[Layer]) -> str | None:
+    value = None
+    for layer in layers:
+        if layer.spec.keys is not None and layer.spec.keys.file is not None:
+            path = Path(layer.spec.keys.file)
+            value = str(path if path.is_absolute() else layer.folder / path)
+    return value
+
+
+def _identity(layers: list[Layer]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        if layer.spec.identity is not None:
+            merged.update(layer.spec.identity.model_dump(exclude_none=True))
+    return merged
+
+
+def _lists(layers: list[Layer], env: str) -> dict[str, tuple[str, ...]]:
+    merged: dict[str, list[str]] = {k: list(v) for k, v in DEFAULT_LISTS.items()}
+    for layer in layers:
+        sources = [layer.spec.lists or {}]
+        overlay = (layer.spec.environments or {}).get(env)  # type: ignore[call-overload]
+        if overlay is not None and overlay.lists:
+            sources.append(overlay.lists)
+        for lists in sources:
+            for name, values in lists.items():
+                target = merged.setdefault(name, [])
+                target.extend(v for v in values if v not in target)
+    return {k: tuple(v) for k, v in merged.items()}
+
+
+def _exceptions(layers: list[Layer], env: str) -> list[PolicyException]:
+    found: list[PolicyException] = []
+    for layer in layers:
+        entries: list[tuple[ExceptionSpec, tuple[Any, ...]]] = [
+            (e, ("exceptions", i)) for i, e in enumerate(layer.spec.exceptions or [])
+        ]
+        overlay = (layer.spec.environments or {}).get(env)  # type: ignore[call-overload]
+        if overlay is not None and overlay.exceptions:
+            entries.extend(
+                (e, ("environments", env, "exceptions", i))
+                for i, e in enumerate(overlay.exceptions)
+            )
+        for spec, path in entries:
+            found.append(PolicyException(spec, layer.file, layer.lines.get(path), len(found)))
+    return found
+
+
+def _limits(layers: list[Layer], env: str) -> Limits:
+    values: dict[str, Any] = {}
+    for layer in layers:
+        sources: list[LimitsSpec] = [layer.spec.limits] if layer.spec.limits else []
+        overlay = (layer.spec.environments or {}).get(env)  # type: ignore[call-overload]
+        if overlay is not None and overlay.limits is not None:
+            sources.append(overlay.limits)
+        for limits in sources:
+            values.update(limits.model_dump(exclude_none=True))
+    return Limits(**values)
+
+
+def _revision(layers: list[Layer], rules: list[LoadedRule]) -> str:
+    """A hash of everything that decides: the layers and every rule file."""
+    digest = hashlib.sha256()
+    for layer in layers:
+        digest.update(orjson.dumps(layer.raw, option=orjson.OPT_SORT_KEYS, default=str))
+    for rule in sorted(rules, key=lambda r: r.spec.code):
+        digest.update(orjson.dumps(rule.spec.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS))
+    return digest.hexdigest()[:16]

@@ -1,0 +1,195 @@
+"""Reading YAML rule and policy files safely, with line numbers for every key.
+
+Safe loading only; anchors and aliases are refused outright (an alias bomb costs nothing to
+write and a great deal to expand, and rule files never need them); files are capped in size
+and depth; duplicate keys are an error (which one wins differs between parsers). Every key
+keeps its line so that a later validation error can say where to look.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from elicitguard.errors import PackLoadError, RuleSpecError
+
+__all__ = ["MAX_FILE_BYTES", "LineMap", "load_yaml", "validation_error", "yaml_text"]
+
+MAX_FILE_BYTES = 1024 * 1024
+MAX_DEPTH = 64
+
+LineMap = dict[tuple[Any, ...], int]
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that refuses anchors and aliases."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            mark = event.start_mark
+            raise _AliasError(mark.line + 1)
+        return super().compose_node(parent, index)
+
+
+class _AliasError(Exception):
+    def __init__(self, line: int) -> None:
+        self.line = line
+
+
+def yaml_text(path: Path) -> str:
+    """Read a YAML file as text, refusing huge or binary files."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise PackLoadError(f"cannot read the file: {exc.strerror}", file=str(path)) from None
+    if size > MAX_FILE_BYTES:
+        msg = f"file is {size} bytes; rule and policy files are limited to {MAX_FILE_BYTES} bytes"
+        raise PackLoadError(msg, file=str(path))
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise PackLoadError("file is not UTF-8 text", file=str(path)) from None
+    except OSError as exc:
+        raise PackLoadError(f"cannot read the file: {exc.strerror}", file=str(path)) from None
+
+
+def load_yaml(text: str, *, file: str) -> tuple[Any, LineMap]:
+    """Parse one YAML document; return the value and a map from key paths to lines."""
+    loader = _Loader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except _AliasError as exc:
+            msg = "YAML anchors and aliases (&name, *name) are not allowed; write the value out"
+            raise PackLoadError(msg, file=file, line=exc.line) from None
+        except yaml.MarkedYAMLError as exc:
+            line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
+            problem = exc.problem or "invalid YAML"
+            raise PackLoadError(f"YAML syntax error: {problem}", file=file, line=line) from None
+        except yaml.YAMLError as exc:
+            raise PackLoadError(f"YAML error: {exc}", file=file) from None
+        if node is None:
+            return None, {}
+        lines: LineMap = {}
+        _walk(node, (), lines, file, 0)
+        try:
+            value = loader.construct_document(node)
+        except yaml.constructor.ConstructorError as exc:
+            line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
+            msg = f"unsupported YAML value: {exc.problem}; use plain strings, numbers and lists"
+            raise PackLoadError(msg, file=file, line=line) from None
+        return value, lines
+    finally:
+        loader.dispose()
+
+
+def _walk(node: Any, path: tuple[Any, ...], lines: LineMap, file: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        msg = f"nested deeper than {MAX_DEPTH} levels"
+        raise PackLoadError(msg, file=file, line=node.start_mark.line + 1)
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[Any] = set()
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key in seen:
+                msg = f"duplicate key {key!r}; keep one"
+                raise PackLoadError(msg, file=file, line=key_node.start_mark.line + 1)
+            seen.add(key)
+            lines[(*path, key)] = key_node.start_mark.line + 1
+            _walk(value_node, (*path, key), lines, file, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, child in enumerate(node.value):
+            _walk(child, (*path, index), lines, file, depth + 1)
+
+
+def line_for(lines: LineMap, loc: tuple[Any, ...]) -> int | None:
+    """The line of the longest prefix of ``loc`` that the file has."""
+    for end in range(len(loc), -1, -1):
+        key = tuple(str(p) if not isinstance(p, int) else p for p in loc[:end])
+        if key in lines:
+            return lines[key]
+        if loc[:end] in lines:
+            return lines[loc[:end]]
+    return None
+
+
+def validation_error(
+    exc: ValidationError,
+    model: type[BaseModel],
+    *,
+    file: str,
+    lines: LineMap,
+    prefix: tuple[Any, ...] = (),
+) -> RuleSpecError:
+    """Turn pydantic's first error into one message that names the line and the fix."""
+    err = exc.errors()[0]
+    loc = tuple(err.get("loc", ()))
+    where = ".".join(str(p) for p in loc) or "(top level)"
+    line = line_for(lines, prefix + loc)
+    kind = err.get("type", "")
+    if kind == "extra_forbidden" and loc:
+        allowed = _allowed_keys(model, loc[:-1])
+        bad = str(loc[-1])
+        hint = ""
+        close = difflib.get_close_matches(bad, allowed, n=1)
+        if close:
+            hint = f"; did you mean {close[0]!r}?"
+        listing = f" Allowed here: {', '.join(sorted(allowed))}." if allowed else ""
+        msg = f"unknown key {bad!r} at {where}{hint}{listing}"
+    elif kind == "missing":
+        msg = f"missing required key {where}"
+    else:
+        text = str(err.get("msg", "invalid value"))
+        text = text.removeprefix("Value error, ")
+        msg = f"{where}: {text}"
+    return RuleSpecError(msg, file=file, line=line)
+
+
+def _allowed_keys(model: Any, loc: tuple[Any, ...]) -> list[str]:
+    """The keys a model accepts at ``loc`` (following dicts, lists and optionals)."""
+    current: Any = model
+    for part in loc:
+        current = _unwrap(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(str(part))
+            if field is None:
+                field = next(
+                    (f for f in current.model_fields.values() if f.alias == str(part)), None
+                )
+            if field is None:
+                return []
+            current = field.annotation
+            continue
+        origin = get_origin(current)
+        if origin in (list, dict):
+            args = get_args(current)
+            current = args[-1] if args else Any
+            continue
+        return []
+    current = _unwrap(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [f.alias or name for name, f in current.model_fields.items()]
+    return []
+
+
+def _unwrap(tp: Any) -> Any:
+    origin = get_origin(tp)
+    if origin is typing.Annotated:
+        return _unwrap(get_args(tp)[0])
+    if origin in (Union, types.UnionType):
+        for arg in get_args(tp):
+            inner = _unwrap(arg)
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                return inner
+            if get_origin(inner) in (list, dict):
+                return inner
+        return tp
+    return tp

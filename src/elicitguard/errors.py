@@ -1,0 +1,73 @@
+"""The exception tree of elicitguard.
+
+One base class, so that a caller can catch everything this package raises on purpose::
+
+    ElicitguardError
+    ├── PolicyError            a policy, rule pack or rule file cannot be used
+    │   ├── PackLoadError      a file cannot be read or parsed (YAML syntax, aliases, size)
+    │   ├── RuleSpecError      a rule or policy key is wrong (unknown key, bad value, bad regex)
+    │   └── UnknownRuleError   a policy names a rule code that no loaded pack defines
+    ├── FrameError             one message cannot be parsed or is over a limit
+    └── KeyConfigError         keys are missing or malformed where the setup requires them
+
+Every message names the file and line where there is one, and says what to write instead.
+Messages never contain a value that came from traffic.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ElicitguardError",
+    "FrameError",
+    "KeyConfigError",
+    "PackLoadError",
+    "PolicyError",
+    "RuleSpecError",
+    "UnknownRuleError",
+]
+
+
+class ElicitguardError(Exception):
+    """Base of every error elicitguard raises on purpose."""
+
+
+class PolicyError(ElicitguardError):
+    """A policy or rule pack cannot be loaded; the message names file, line and the fix."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
+        self.file = file
+        self.line = line
+        where = ""
+        if file is not None:
+            where = f"{file}:{line}: " if line is not None else f"{file}: "
+        super().__init__(f"{where}{message}")
+        self.bare_message = message
+
+
+class PackLoadError(PolicyError):
+    """A rule or policy file cannot be read or parsed."""
+
+
+class RuleSpecError(PolicyError):
+    """A key or value in a rule or policy file is not valid."""
+
+
+class UnknownRuleError(RuleSpecError):
+    """A policy names a rule code that no loaded pack defines."""
+
+
+class FrameError(ElicitguardError):
+    """One message cannot be used: not JSON, too large, too deep, a batch, duplicate keys.
+
+    ``kind`` is a stable slug (``too_large``, ``not_json``, ``too_deep``, ``not_object``,
+    ``batch``, ``binary``, ``duplicate_keys``, ``bad_envelope``) that integrations and the
+    linter map onto EG903-EG905.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
+        super().__init__(message)
+
+
+class KeyConfigError(ElicitguardError):
+    """Keys are missing, malformed, or random where a shared setup needs configured ones."""

@@ -1,0 +1,139 @@
+"""Reading envelope JSONL captures: one envelope per line, streamed with flat memory.
+
+The format (stable; other tools write it)::
+
+    {"direction": "client_to_server"|"server_to_client", "message": {...JSON-RPC...},
+     "session": str?, "ts": str?, "transport": "stdio"|"http"?, "headers": {str: str}?,
+     "protocol_version": str?, "server": str?}
+
+A line is never held whole when it is over the size limit: the reader reads at most the
+limit plus one byte and skips the rest of the line in chunks. Bad lines become
+:class:`LineError` values with a line number, and reading goes on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from elicitguard.errors import FrameError
+from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
+from elicitguard.protocol.parsing import parse_frame
+
+__all__ = ["CapturedLine", "LineError", "read_envelopes", "read_lines", "to_envelope"]
+
+_CHUNK = 1 << 20
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_-]{0,23}")
+_ENVELOPE_KEYS = frozenset(
+    {"direction", "message", "session", "ts", "transport", "headers", "protocol_version", "server"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LineError:
+    """A line that could not be used, and why (never its content)."""
+
+    line: int
+    error: FrameError
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedLine:
+    """One line of a capture: its number and bytes (``None`` when over the limit)."""
+
+    line: int
+    data: bytes | None
+    size: int
+
+
+def read_lines(stream: IO[bytes], max_bytes: int) -> Iterator[CapturedLine]:
+    """Yield the non-blank lines of ``stream``; a line over ``max_bytes`` has ``data=None``."""
+    number = 0
+    while True:
+        chunk = stream.readline(max_bytes + 2)
+        if not chunk:
+            return
+        number += 1
+        size = len(chunk)
+        if not chunk.endswith(b"\n") and len(chunk) > max_bytes:
+            while True:  # skip the rest of an oversized line without keeping it
+                rest = stream.readline(_CHUNK)
+                size += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield CapturedLine(number, None, size)
+            continue
+        line = chunk.rstrip(b"\r\n")
+        if line.strip():
+            yield CapturedLine(number, line, size)
+
+
+def read_envelopes(
+    stream: IO[bytes], *, max_bytes: int, max_depth: int
+) -> Iterator[tuple[int, Envelope | LineError]]:
+    """Yield ``(line, envelope)`` or ``(line, LineError)`` for each non-blank line."""
+    for captured in read_lines(stream, max_bytes):
+        if captured.data is None:
+            error = FrameError(
+                "too_large",
+                f"line of {captured.size} bytes is over the limit of {max_bytes} bytes",
+            )
+            yield captured.line, LineError(captured.line, error)
+            continue
+        try:
+            yield (
+                captured.line,
+                to_envelope(captured.data, max_bytes=max_bytes, max_depth=max_depth),
+            )
+        except FrameError as exc:
+            yield captured.line, LineError(captured.line, exc)
+
+
+def to_envelope(line: bytes, *, max_bytes: int, max_depth: int) -> Envelope:
+    """Parse one envelope line; raise :class:`FrameError` when it is not one."""
+    value = parse_frame(line, max_bytes=max_bytes, max_depth=max_depth + 1)
+    return envelope_from_dict(value, raw=line)
+
+
+def envelope_from_dict(value: dict[str, Any], *, raw: bytes | None = None) -> Envelope:
+    """Validate an envelope object; unknown keys are refused with the accepted ones named."""
+    unknown = set(value) - _ENVELOPE_KEYS
+    if unknown:
+        # Key names are echoed only when they look like names: a key can hold anything.
+        names = ", ".join(sorted(k if _NAME.fullmatch(k) else "(a key that looks like data)" for k in unknown))
+        msg = f"unknown envelope key(s) {names}; accepted: {', '.join(sorted(_ENVELOPE_KEYS))}"
+        raise FrameError("bad_envelope", msg)
+    direction = value.get("direction")
+    if direction not in ("client_to_server", "server_to_client"):
+        msg = "envelope `direction` must be client_to_server or server_to_client"
+        raise FrameError("bad_envelope", msg)
+    message = value.get("message")
+    if isinstance(message, list):
+        raise FrameError("batch", "JSON-RPC batches are not part of MCP; one message per line")
+    if not isinstance(message, dict):
+        raise FrameError("bad_envelope", "envelope `message` must be a JSON-RPC object")
+    transport = value.get("transport")
+    if transport is not None and transport not in ("stdio", "http"):
+        raise FrameError("bad_envelope", "envelope `transport` must be stdio or http")
+    headers = value.get("headers") or {}
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise FrameError("bad_envelope", "envelope `headers` must map strings to strings")
+    for key in ("session", "ts", "protocol_version", "server"):
+        if value.get(key) is not None and not isinstance(value[key], str):
+            raise FrameError("bad_envelope", f"envelope `{key}` must be a string")
+    return Envelope(
+        message=message,
+        direction=Direction(direction),
+        side=Side.CAPTURE,
+        transport=Transport(transport) if transport is not None else None,
+        session=value.get("session"),
+        headers={k.lower(): v for k, v in headers.items()},
+        server=value.get("server"),
+        ts=value.get("ts"),
+        protocol_version=value.get("protocol_version"),
+        raw=raw,
+    )

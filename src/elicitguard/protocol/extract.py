@@ -1,0 +1,494 @@
+"""Finding the elicitation items in one message, for every protocol era.
+
+``extract(envelope, state, default_era)`` returns the items of one message and updates the
+session state that later messages need. Messages with no item take the fast path: nothing
+but a few dictionary lookups and, for requests and responses, the bookkeeping of ids.
+
+Where elicitation travels, by era (PROTOCOL.md a.0):
+
+* 2025-06-18 and 2025-11-25: a server-to-client ``elicitation/create`` request; the answer is
+  the client's response with the same id (in the server's own id space). 2025-11-25 adds URL
+  mode, ``notifications/elicitation/complete``, the ``-32042`` error, and task-augmented
+  requests (``params.task``; the client answers with a ``CreateTaskResult`` and the real
+  answer comes back through ``tasks/result``).
+* 2026-07-28: entries of ``result.inputRequests`` in an ``InputRequiredResult`` (also in a
+  ``tasks/get`` result whose status is ``input_required``); the answers come in a retry's
+  ``params.inputResponses`` (or ``tasks/update``). Pre-release shapes (``IncompleteResult``
+  without ``resultType``, answers wrapped in ``{"result": ...}``, ``tasks/input_response``)
+  are extracted like the released ones and marked ``draft``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from elicitguard.protocol.envelope import Direction, Envelope
+from elicitguard.protocol.items import ABSENT, Item, ItemKind
+from elicitguard.protocol.session import (
+    ChainState,
+    PendingClientRequest,
+    PendingServerRequest,
+    SessionState,
+    chain_key_for_request,
+    chain_key_for_state,
+)
+from elicitguard.protocol.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    is_modern,
+    normalise_version,
+)
+
+__all__ = ["ELICITATION_METHODS", "escape_pointer", "extract"]
+
+ELICITATION_METHODS = frozenset({"elicitation/create"})
+URL_ELICITATION_REQUIRED = -32042
+_RETRY_METHODS = frozenset({"tasks/update", "tasks/input_response"})
+_DRAFT_METHODS = frozenset({"tasks/input_response"})
+
+
+def escape_pointer(key: str) -> str:
+    """Escape one reference token of an RFC 6901 JSON pointer."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def extract(envelope: Envelope, state: SessionState, default_era: str | None = None) -> list[Item]:
+    """Return the items of ``envelope.message`` and update ``state``."""
+    msg = envelope.message
+    method = msg.get("method")
+    if isinstance(method, str):
+        if "id" in msg:
+            if envelope.direction is Direction.CLIENT_TO_SERVER:
+                return _client_request(envelope, msg, method, state, default_era)
+            return _server_request(envelope, msg, method, state, default_era)
+        if method == "notifications/elicitation/complete":
+            return [_completion(envelope, msg, state, default_era)]
+        return []
+    if "id" not in msg or ("result" not in msg and "error" not in msg):
+        return []
+    if envelope.direction is Direction.CLIENT_TO_SERVER:
+        return _client_response(envelope, msg, state, default_era)
+    return _server_response(envelope, msg, state, default_era)
+
+
+def _era(envelope: Envelope, state: SessionState, default_era: str | None) -> str | None:
+    return normalise_version(envelope.protocol_version) or state.era or default_era
+
+
+def _id_key(value: Any) -> Any:
+    """Ids are str or number; keep them apart (``1`` and ``"1"`` are different ids)."""
+    return (type(value).__name__, value) if not isinstance(value, (dict, list)) else None
+
+
+# --- client to server -------------------------------------------------------------------
+
+
+def _client_request(
+    envelope: Envelope, msg: dict[str, Any], method: str, state: SessionState, default: str | None
+) -> list[Item]:
+    params = msg.get("params")
+    params_d = params if isinstance(params, dict) else None
+    items: list[Item] = []
+    if method == "initialize":
+        return _initialize(envelope, msg, params_d, state, default)
+    meta = params_d.get("_meta") if params_d is not None else None
+    meta_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    era = normalise_version(meta_version) or _era(envelope, state, default)
+    capabilities: Any = None
+    if is_modern(era):
+        capabilities, cap_item = _meta_capabilities(meta, era, method)
+        items.append(cap_item)
+    key = _id_key(msg.get("id"))
+    if key is not None:
+        state.pending_client.put(key, PendingClientRequest(method, era, capabilities, params_d))
+    if params_d is not None and (
+        "inputResponses" in params_d or "requestState" in params_d or method in _RETRY_METHODS
+    ):
+        items.extend(_retry(method, params_d, era, state))
+    return items
+
+
+def _initialize(
+    envelope: Envelope,
+    msg: dict[str, Any],
+    params: dict[str, Any] | None,
+    state: SessionState,
+    default: str | None,
+) -> list[Item]:
+    state.initialize_seen = True
+    caps = params.get("capabilities") if params is not None else None
+    elicitation = caps.get("elicitation", ABSENT) if isinstance(caps, dict) else ABSENT
+    state.client_capabilities = elicitation
+    offered = params.get("protocolVersion") if params is not None else None
+    state.offered_version = offered if isinstance(offered, str) else None
+    era = normalise_version(offered) or _era(envelope, state, default)
+    key = _id_key(msg.get("id"))
+    if key is not None:
+        state.pending_client.put(key, PendingClientRequest("initialize", era, elicitation, None))
+    return [
+        Item(
+            ItemKind.CAPABILITIES,
+            "/params/capabilities/elicitation",
+            era,
+            elicitation,
+            method="initialize",
+            capabilities=elicitation,
+            facts={"source": "initialize"},
+        )
+    ]
+
+
+def _meta_capabilities(meta: Any, era: str | None, method: str) -> tuple[Any, Item]:
+    missing: list[str] = []
+    capabilities: Any = ABSENT
+    if not isinstance(meta, dict):
+        missing = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES]
+    else:
+        if META_PROTOCOL_VERSION not in meta:
+            missing.append(META_PROTOCOL_VERSION)
+        client_caps = meta.get(META_CLIENT_CAPABILITIES, ABSENT)
+        if client_caps is ABSENT:
+            missing.append(META_CLIENT_CAPABILITIES)
+            capabilities = None
+        elif isinstance(client_caps, dict):
+            capabilities = client_caps.get("elicitation", ABSENT)
+    item = Item(
+        ItemKind.CAPABILITIES,
+        "/params/_meta/" + escape_pointer(META_CLIENT_CAPABILITIES) + "/elicitation",
+        era,
+        capabilities,
+        method=method,
+        capabilities=capabilities,
+        facts={"source": "meta", "missing_meta": missing},
+    )
+    return capabilities, item
+
+
+def _retry(method: str, params: dict[str, Any], era: str | None, state: SessionState) -> list[Item]:
+    request_state = params.get("requestState")
+    if isinstance(request_state, str):
+        chain_key = chain_key_for_state(request_state)
+    else:
+        chain_key = chain_key_for_request(method, params)
+    chain = state.chains.get(chain_key)
+    responses = params.get("inputResponses")
+    draft = method in _DRAFT_METHODS
+    items = [
+        Item(
+            ItemKind.RETRY,
+            "/params",
+            era,
+            params,
+            method=method,
+            draft=draft,
+            facts={"chain": chain, "chain_key": chain_key},
+        )
+    ]
+    if not isinstance(responses, dict):
+        return items
+    for key, answer in responses.items():
+        asked = chain.requests.get(key) if chain is not None else None
+        if asked is None and not _looks_like_elicit_result(answer):
+            continue
+        if asked is not None and asked[0] is None:
+            continue  # answered a sampling or roots request: not elicitation
+        value, wrapped = _unwrap_draft(answer)
+        items.append(
+            Item(
+                ItemKind.ELICIT_RESULT,
+                "/params/inputResponses/"
+                + escape_pointer(str(key))
+                + ("/result" if wrapped else ""),
+                era,
+                value,
+                method=method,
+                input_key=str(key),
+                schema=asked[1] if asked is not None else None,
+                request_mode=_request_mode_of(asked),
+                draft=draft or wrapped,
+            )
+        )
+    return items
+
+
+def _request_mode_of(asked: tuple[str | None, Any] | None) -> str | None:
+    return asked[0] if asked is not None else None
+
+
+def _looks_like_elicit_result(answer: Any) -> bool:
+    if isinstance(answer, dict) and "result" in answer and isinstance(answer["result"], dict):
+        answer = answer["result"]
+    return isinstance(answer, dict) and "action" in answer
+
+
+def _unwrap_draft(answer: Any) -> tuple[Any, bool]:
+    """The WG draft wrapped each answer as ``{"result": {...}}``; the spec does not."""
+    if (
+        isinstance(answer, dict)
+        and len(answer) == 1
+        and "result" in answer
+        and isinstance(answer["result"], dict)
+    ):
+        return answer["result"], True
+    return answer, False
+
+
+def _client_response(
+    envelope: Envelope, msg: dict[str, Any], state: SessionState, default: str | None
+) -> list[Item]:
+    key = _id_key(msg.get("id"))
+    pending = state.pending_server.pop(key) if key is not None else None
+    if pending is None or "result" not in msg:
+        return []
+    result = msg["result"]
+    era = pending.era or _era(envelope, state, default)
+    if pending.method == "elicitation/create":
+        if pending.task and isinstance(result, dict) and isinstance(result.get("task"), dict):
+            task_id = result["task"].get("taskId")
+            if _id_key(task_id) is not None:
+                state.tasks.put(_id_key(task_id), pending)
+            return [
+                Item(
+                    ItemKind.TASK_CREATED,
+                    "/result",
+                    era,
+                    result,
+                    method="elicitation/create",
+                    request_mode=pending.mode,
+                    task=True,
+                )
+            ]
+        return [_elicit_result(result, "/result", era, pending, "elicitation/create")]
+    if pending.method == "tasks/result":
+        task = state.tasks.get(_id_key(pending.task_id)) if pending.task_id is not None else None
+        if task is None and not _looks_like_elicit_result(result):
+            return []
+        source = task or PendingServerRequest("elicitation/create", era)
+        item = _elicit_result(result, "/result", era, source, "tasks/result")
+        item.task = True
+        return [item]
+    return []
+
+
+def _elicit_result(
+    result: Any, pointer: str, era: str | None, pending: PendingServerRequest, method: str
+) -> Item:
+    return Item(
+        ItemKind.ELICIT_RESULT,
+        pointer,
+        era,
+        result,
+        method=method,
+        schema=pending.schema,
+        request_mode=pending.mode,
+        task=pending.task,
+    )
+
+
+# --- server to client -------------------------------------------------------------------
+
+
+def _server_request(
+    envelope: Envelope, msg: dict[str, Any], method: str, state: SessionState, default: str | None
+) -> list[Item]:
+    key = _id_key(msg.get("id"))
+    params = msg.get("params")
+    era = _era(envelope, state, default)
+    if method == "elicitation/create":
+        item = _elicitation_request(params, "/params", era, state.client_capabilities, method)
+        item.facts["pushed"] = True
+        if key is not None:
+            state.pending_server.put(
+                key,
+                PendingServerRequest(
+                    method,
+                    era,
+                    mode=item.mode,
+                    schema=item.schema,
+                    elicitation_id=item.facts.get("elicitation_id"),
+                    task=item.task,
+                ),
+            )
+        eid = item.facts.get("elicitation_id")
+        if item.kind is ItemKind.URL_REQUEST and isinstance(eid, str):
+            state.elicitations.put(eid, "open")
+        return [item]
+    if method == "tasks/result" and key is not None:
+        task_id = params.get("taskId") if isinstance(params, dict) else None
+        state.pending_server.put(key, PendingServerRequest(method, era, task_id=task_id))
+    return []
+
+
+def _elicitation_request(
+    params: Any, pointer: str, era: str | None, capabilities: Any, method: str | None
+) -> Item:
+    """One ``elicitation/create`` params object, pushed or embedded."""
+    mode: str | None = "form"
+    schema: Any = None
+    task = False
+    facts: dict[str, Any] = {}
+    if isinstance(params, dict):
+        raw_mode = params.get("mode", ABSENT)
+        facts["mode_present"] = raw_mode is not ABSENT
+        mode = raw_mode if isinstance(raw_mode, str) else ("form" if raw_mode is ABSENT else None)
+        schema = params.get("requestedSchema")
+        task = "task" in params
+        if "elicitationId" in params:
+            facts["elicitation_id"] = params["elicitationId"]
+    kind = ItemKind.URL_REQUEST if mode == "url" else ItemKind.FORM_REQUEST
+    return Item(
+        kind,
+        pointer,
+        era,
+        params,
+        method=method,
+        mode=mode,
+        schema=schema,
+        request_mode=mode,
+        capabilities=capabilities,
+        task=task,
+        facts=facts,
+    )
+
+
+def _completion(
+    envelope: Envelope, msg: dict[str, Any], state: SessionState, default: str | None
+) -> Item:
+    params = msg.get("params")
+    eid = params.get("elicitationId") if isinstance(params, dict) else None
+    known = state.elicitations.get(eid) if isinstance(eid, str) else None
+    if isinstance(eid, str) and known == "open":
+        state.elicitations.put(eid, "completed")
+    return Item(
+        ItemKind.COMPLETION,
+        "/params",
+        _era(envelope, state, default),
+        params,
+        method="notifications/elicitation/complete",
+        facts={"elicitation_status": known},
+    )
+
+
+def _server_response(
+    envelope: Envelope, msg: dict[str, Any], state: SessionState, default: str | None
+) -> list[Item]:
+    key = _id_key(msg.get("id"))
+    pending = state.pending_client.pop(key) if key is not None else None
+    era = (pending.era if pending is not None else None) or _era(envelope, state, default)
+    method = pending.method if pending is not None else None
+    if "error" in msg:
+        return _error_items(msg["error"], era, state, method)
+    result = msg.get("result")
+    if not isinstance(result, dict):
+        return []
+    if method == "initialize":
+        negotiated = normalise_version(result.get("protocolVersion"))
+        if negotiated is not None:
+            state.era = negotiated
+        return []
+    input_requests = _input_required_payload(result, method)
+    if input_requests is None:
+        return []
+    return _input_required(result, input_requests, era, state, pending)
+
+
+def _input_required_payload(result: dict[str, Any], method: str | None) -> tuple[str, bool] | None:
+    """Where the input requests sit, and whether the shape is a pre-release draft."""
+    result_type = result.get("resultType")
+    if result_type == "input_required":
+        return ("/result", False)
+    if method == "tasks/get" or "status" in result or isinstance(result.get("task"), dict):
+        task = result.get("task")
+        holder = task if isinstance(task, dict) else result
+        if holder.get("status") == "input_required":
+            base = "/result/task" if holder is task else "/result"
+            return (base, False)
+    if result_type is None and "inputRequests" in result:
+        return ("/result", True)  # the WG draft's IncompleteResult
+    return None
+
+
+def _input_required(
+    result: dict[str, Any],
+    where: tuple[str, bool],
+    era: str | None,
+    state: SessionState,
+    pending: PendingClientRequest | None,
+) -> list[Item]:
+    base, draft = where
+    holder: Any = result
+    if base == "/result/task":
+        holder = result.get("task")
+    method = pending.method if pending is not None else None
+    capabilities = pending.capabilities if pending is not None else None
+    requests = holder.get("inputRequests") if isinstance(holder, dict) else None
+    request_state = holder.get("requestState") if isinstance(holder, dict) else None
+    facts: dict[str, Any] = {"origin_known": pending is not None}
+    if base == "/result/task" or (isinstance(holder, dict) and "status" in holder):
+        facts["task_status"] = holder.get("status") if isinstance(holder, dict) else None
+    items = [
+        Item(
+            ItemKind.INPUT_REQUIRED,
+            base,
+            era,
+            holder,
+            method=method,
+            capabilities=capabilities,
+            draft=draft,
+            facts=facts,
+        )
+    ]
+    if isinstance(request_state, str):
+        chain_key = chain_key_for_state(request_state)
+    elif pending is not None:
+        chain_key = chain_key_for_request(
+            "tasks/update" if method == "tasks/get" else method, pending.params
+        )
+    else:
+        chain_key = None
+    chain = ChainState(method, era)
+    if not isinstance(requests, dict):
+        if chain_key is not None:
+            state.chains.put(chain_key, chain)
+        return items
+    for key, request in requests.items():
+        pointer = base + "/inputRequests/" + escape_pointer(str(key))
+        r_method = request.get("method") if isinstance(request, dict) else None
+        if r_method != "elicitation/create":
+            chain.requests[str(key)] = (None, None)
+            continue
+        item = _elicitation_request(
+            request.get("params"), pointer + "/params", era, capabilities, method
+        )
+        item.input_key = str(key)
+        item.draft = draft
+        item.facts["embedded"] = True
+        items.append(item)
+        chain.requests[str(key)] = (item.mode, item.schema)
+    if chain_key is not None:
+        state.chains.put(chain_key, chain)
+    return items
+
+
+def _error_items(
+    error: Any, era: str | None, state: SessionState, method: str | None
+) -> list[Item]:
+    if not isinstance(error, dict):
+        return []
+    code = error.get("code")
+    if code != URL_ELICITATION_REQUIRED and not (is_modern(era) and code == -32002):
+        return []
+    items = [Item(ItemKind.URL_REQUIRED_ERROR, "/error", era, error, method=method)]
+    if code != URL_ELICITATION_REQUIRED:
+        items[0].kind = ItemKind.ERROR
+        return items
+    data = error.get("data")
+    elicitations = data.get("elicitations") if isinstance(data, dict) else None
+    if isinstance(elicitations, list):
+        for index, entry in enumerate(elicitations):
+            item = _elicitation_request(
+                entry, f"/error/data/elicitations/{index}", era, state.client_capabilities, method
+            )
+            item.facts["in_error"] = True
+            items.append(item)
+    return items

@@ -1,0 +1,154 @@
+"""What later messages need to know about earlier ones.
+
+In the push era a session is a connection: the negotiated version, the client's declared
+capability, and the server's open requests by id (the two directions have separate id
+spaces). In the 2026-07-28 era there are no sessions: a retry is tied to the
+``InputRequiredResult`` it answers through its echoed ``requestState``, or else through the
+method, the tool name or URI and a digest of the arguments. Every map is bounded; the
+oldest entries go first and are counted as evictions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import orjson
+
+__all__ = [
+    "BoundedMap",
+    "ChainState",
+    "PendingClientRequest",
+    "PendingServerRequest",
+    "SessionState",
+    "chain_key_for_request",
+    "chain_key_for_state",
+]
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class BoundedMap(Generic[K, V]):
+    """An insertion-ordered map that forgets its oldest entries past ``limit``."""
+
+    __slots__ = ("_data", "evictions", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self._data: OrderedDict[K, V] = OrderedDict()
+        self.limit = limit
+        self.evictions = 0
+
+    def put(self, key: K, value: V) -> None:
+        data = self._data
+        if key in data:
+            data.move_to_end(key)
+        data[key] = value
+        while len(data) > self.limit:
+            data.popitem(last=False)
+            self.evictions += 1
+
+    def get(self, key: K) -> V | None:
+        return self._data.get(key)
+
+    def pop(self, key: K) -> V | None:
+        return self._data.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def values(self) -> list[V]:
+        return list(self._data.values())
+
+
+@dataclass(slots=True)
+class PendingServerRequest:
+    """A server-to-client request still waiting for the client's answer."""
+
+    method: str
+    era: str | None
+    mode: str | None = None
+    schema: Any = None
+    elicitation_id: Any = None
+    task: bool = False
+    task_id: Any = None
+
+
+@dataclass(slots=True)
+class PendingClientRequest:
+    """A client-to-server request still waiting for the server's answer."""
+
+    method: str
+    era: str | None
+    capabilities: Any = None
+    params: Any = None
+
+
+@dataclass(slots=True)
+class ChainState:
+    """One 2026-07-28 round: what the server asked for, so the retry can be checked."""
+
+    method: str | None
+    era: str | None
+    requests: dict[str, tuple[str | None, Any]] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+    request_state_digest: str | None = None
+
+
+@dataclass(slots=True)
+class SessionState:
+    """Protocol state of one connection (push era) or one capture stream (any era)."""
+
+    era: str | None = None
+    offered_version: str | None = None
+    initialize_seen: bool = False
+    client_capabilities: Any = None
+    pending_server: BoundedMap[Any, PendingServerRequest] = field(
+        default_factory=lambda: BoundedMap(1024)
+    )
+    pending_client: BoundedMap[Any, PendingClientRequest] = field(
+        default_factory=lambda: BoundedMap(4096)
+    )
+    tasks: BoundedMap[Any, PendingServerRequest] = field(default_factory=lambda: BoundedMap(1024))
+    chains: BoundedMap[str, ChainState] = field(default_factory=lambda: BoundedMap(1024))
+    elicitations: BoundedMap[str, str] = field(default_factory=lambda: BoundedMap(1024))
+    last_seen: float = 0.0
+
+    @property
+    def evictions(self) -> int:
+        """How many entries the bounded maps have forgotten."""
+        return (
+            self.pending_server.evictions
+            + self.pending_client.evictions
+            + self.tasks.evictions
+            + self.chains.evictions
+            + self.elicitations.evictions
+        )
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def chain_key_for_state(request_state: str) -> str:
+    """The chain key of a round that carried ``requestState`` (a digest, never the value)."""
+    return "rs:" + _digest(request_state.encode("utf-8", "surrogatepass"))
+
+
+def chain_key_for_request(method: str | None, params: object) -> str:
+    """The chain key of a round without ``requestState``: method, name or URI, arguments."""
+    name: Any = None
+    arguments: Any = None
+    if isinstance(params, dict):
+        name = params.get("name", params.get("uri"))
+        arguments = params.get("arguments")
+    try:
+        blob = orjson.dumps([method, name, arguments], option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        blob = repr([method, name, arguments]).encode("utf-8", "surrogatepass")
+    return "rq:" + _digest(blob)

@@ -1,0 +1,165 @@
+"""The engine: fast path, decisions, failing closed, monitor mode, exceptions, audit records."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from elicitguard import Action, Direction, Engine, Envelope, Hit, Side, load_policy
+from elicitguard.audit.sink import AuditSink
+from elicitguard.engine.context import CheckContext, check
+from elicitguard.engine.policy import _dispatch
+from elicitguard.identity.keys import KeyRing
+from elicitguard.protocol.items import Item
+
+S2C = Direction.SERVER_TO_CLIENT
+C2S = Direction.CLIENT_TO_SERVER
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}}}
+INIT_OK = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}}
+URL_REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {"mode": "url", "message": "Connect", "url": "https://auth.example.com/c", "elicitationId": "e1"}}
+FORM_REQUEST = {"jsonrpc": "2.0", "id": 2, "method": "elicitation/create", "params": {"mode": "form", "message": "Name?", "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}}}
+
+
+def make_engine(policy: Any = None) -> tuple[Engine, io.StringIO]:
+    stream = io.StringIO()
+    engine = Engine(policy or load_policy(environ={}), audit=AuditSink(stream), keys=KeyRing.random())
+    return engine, stream
+
+
+def handshake(engine: Engine) -> None:
+    engine.evaluate(Envelope(INIT, C2S, side=Side.PROXY, session="a"))
+    engine.evaluate(Envelope(INIT_OK, S2C, side=Side.PROXY, session="a"))
+
+
+def records(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def test_fast_path_writes_no_record() -> None:
+    """Ordinary traffic is allowed, counted, and never recorded."""
+    engine, stream = make_engine()
+    decision = engine.evaluate(Envelope({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, C2S))
+    assert decision.fast_path
+    assert Action.ALLOW == decision.action
+    assert "" == stream.getvalue()
+    assert engine.audit.counters["fast_path"] >= 1
+
+
+def test_undeclared_mode_is_blocked_and_recorded() -> None:
+    """A URL request to a form-only client blocks, with one audit record."""
+    engine, stream = make_engine()
+    handshake(engine)
+    decision = engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a", server="crm"))
+    assert Action.BLOCK == decision.action
+    assert decision.blocked
+    assert ("EG102",) == decision.codes
+    [record] = records(stream)
+    assert "elicitguard.decision" == record["event"]
+    assert "block" == record["action"]
+    assert "crm" == record["server"]
+    assert "EG102" == record["findings"][0]["code"]
+    assert "example.com" == record["elicitation"][0]["url_domain"]
+    assert "https://auth.example.com/c" not in stream.getvalue()
+
+
+def test_allowed_elicitation_is_recorded() -> None:
+    """Elicitation traffic gets a record even when allowed."""
+    engine, stream = make_engine()
+    handshake(engine)
+    decision = engine.evaluate(Envelope(FORM_REQUEST, S2C, side=Side.PROXY, session="a"))
+    assert Action.ALLOW == decision.action
+    assert 1 == len(records(stream))
+    assert [{"name": "n", "type": "string"}] == records(stream)[0]["elicitation"][0]["fields"]
+
+
+def test_monitor_mode_decides_but_does_not_enforce() -> None:
+    """monitor: the action is recorded, enforced is false."""
+    engine, stream = make_engine(load_policy("builtin:monitor", environ={}))
+    handshake(engine)
+    decision = engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a"))
+    assert Action.BLOCK == decision.action
+    assert not decision.enforced
+    assert not decision.blocked
+    assert records(stream)[0]["enforced"] is False
+
+
+@check("tests.always_raises")
+def _always_raises(item: Item, ctx: CheckContext, params: Mapping[str, Any]) -> Iterator[Hit]:
+    raise RuntimeError("boom with a secret sk_live_should_not_leak")
+
+
+def _crashing_policy(on_error: str) -> Any:
+    policy = load_policy(environ={}, extra_layers=[{"on_error": on_error}])
+    rule = policy.rules["EG104"]
+    rule.check = _always_raises
+    policy.dispatch = _dispatch(policy.rules)
+    return policy
+
+
+@pytest.mark.parametrize(("on_error", "expected"), [("block", Action.BLOCK), ("warn", Action.WARN)])
+def test_a_crashing_check_fails_closed_by_default(on_error: str, expected: Action) -> None:
+    """A check that raises becomes EG901 with the on_error action, and is audited."""
+    engine, stream = make_engine(_crashing_policy(on_error))
+    handshake(engine)
+    decision = engine.evaluate(Envelope(FORM_REQUEST, S2C, side=Side.PROXY, session="a"))
+    assert expected == decision.action
+    assert "EG901" in decision.codes
+    assert "EG104 raised RuntimeError" in records(stream)[0]["errors"]
+    assert "sk_live" not in stream.getvalue()
+
+
+def test_exception_suppresses_for_the_named_server_only(tmp_path: Path) -> None:
+    """An exception matches the operator's server name, never serverInfo."""
+    policy = load_policy(
+        environ={},
+        extra_layers=[{"exceptions": [{"rules": ["EG102"], "where": {"server": "legacy-*"}, "reason": "migration", "expires": "2099-01-01"}]}],
+    )
+    engine, stream = make_engine(policy)
+    handshake(engine)
+    suppressed = engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a", server="legacy-crm"))
+    assert Action.ALLOW == suppressed.action
+    assert "migration" == suppressed.suppressed[0].reason
+    other = engine.evaluate(Envelope({**URL_REQUEST, "id": 9}, S2C, side=Side.PROXY, session="a", server="crm"))
+    assert Action.BLOCK == other.action
+    assert [] == engine.unused_exceptions()
+
+
+def test_expired_exception_does_not_apply() -> None:
+    """An expired exception is ignored and reported."""
+    policy = load_policy(environ={}, extra_layers=[{"exceptions": [{"rules": ["EG102"], "reason": "old", "expires": "2001-01-01"}]}])
+    engine, stream = make_engine(policy)
+    assert engine.expired_exceptions()
+    assert "EG902" in stream.getvalue()
+    handshake(engine)
+    assert Action.BLOCK == engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a")).action
+
+
+def test_duplicate_keys_in_an_elicitation_frame_are_refused() -> None:
+    """Two readings of one frame: refuse it (EG904)."""
+    engine, _ = make_engine()
+    raw = b'{"jsonrpc":"2.0","id":4,"method":"elicitation/create","params":{"message":"a","message":"b","requestedSchema":{"type":"object","properties":{}}}}'
+    decision = engine.evaluate(Envelope({"jsonrpc": "2.0", "id": 4, "method": "elicitation/create", "params": {"message": "b", "requestedSchema": {"type": "object", "properties": {}}}}, S2C, raw=raw))
+    assert "EG904" in decision.codes
+    assert Action.BLOCK == decision.action
+
+
+def test_unknown_era_skips_version_specific_rules() -> None:
+    """No initialize, no version: era-specific rules skip and the message is counted."""
+    engine, _ = make_engine()
+    decision = engine.evaluate(Envelope({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required"}}, S2C))
+    assert "EG112" not in decision.codes
+    assert 1 == engine.unknown_era_messages
+
+
+def test_session_state_is_bounded() -> None:
+    """The memory store forgets the oldest sessions past its limit."""
+    policy = load_policy(environ={}, extra_layers=[{"limits": {"state_max_sessions": 10}}])
+    engine, _ = make_engine(policy)
+    for i in range(50):
+        engine.evaluate(Envelope(INIT, C2S, session=f"s{i}"))
+    assert 10 == len(engine.store)  # type: ignore[arg-type]
