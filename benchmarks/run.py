@@ -8,10 +8,12 @@ the performance issue. Nothing here is a test: targets are never asserted in CI.
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -79,6 +81,12 @@ def bench_elicitation(quick: bool) -> list[Pair]:
     return pairs
 
 
+def _bench_modules() -> list[Any]:
+    """Every ``benchmarks/bench_*.py`` module; each defines ``pairs(quick) -> list[Pair]``."""
+    folder = Path(__file__).resolve().parent
+    return [importlib.import_module(p.stem) for p in sorted(folder.glob("bench_*.py"))]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="every target at reduced size (under 2 minutes)")
@@ -86,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rounds = 15 if args.quick else 41
     pairs = [bench_fast_path(args.quick), *bench_elicitation(args.quick)]
+    for module in _bench_modules():
+        pairs.extend(module.pairs(args.quick))
     results: list[Result] = [measure_pair(pair, rounds=rounds) for pair in pairs]
     print_table(results)
     for result in results:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import io
 import json
+import pkgutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -85,7 +87,21 @@ def _parser() -> argparse.ArgumentParser:
     psc = policy_sub.add_parser("schema", help="write the JSON Schemas of rule and policy files")
     psc.add_argument("--output", type=Path, default=Path("schema"))
     psc.add_argument("--check", action="store_true", help="fail when a schema is stale")
+    _register_extensions(sub)
     return parser
+
+
+def _register_extensions(sub: Any) -> None:
+    """Commands that live in their own modules under :mod:`elicitguard.commands`.
+
+    Each module has ``register(subparsers)``, which adds its parser and sets a ``handler``
+    default: ``handler(args) -> int``.
+    """
+    from elicitguard import commands  # noqa: PLC0415
+
+    for module in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{commands.__name__}.{module.name}").register(sub)
 
 
 def _policy_args(parser: argparse.ArgumentParser) -> None:
@@ -97,6 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = _parser().parse_args(argv)
     try:
+        handler = getattr(args, "handler", None)
+        if handler is not None:
+            return int(handler(args))
         if args.command == "lint":
             return _lint(args)
         if args.command == "rules":

@@ -363,8 +363,8 @@ def _apply_overrides(
     exact = [k for k in overrides if k not in globs]
     for key in exact:
         if key not in by_code:
-            close = difflib.get_close_matches(key, list(by_code), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
+            suggestion = suggest_code(key, list(by_code))
+            hint = f"; did you mean {suggestion}?" if suggestion else ""
             msg = f"unknown rule code {key}{hint} (`elicitguard rules list` shows them)"
             raise UnknownRuleError(msg, file=layer.file, line=layer.lines.get((*path, key)))
     for key in [*globs, *exact]:
@@ -373,6 +373,18 @@ def _apply_overrides(
         for code in by_code:
             if code == key or (key in globs and fnmatch.fnmatchcase(code, key)):
                 _apply_one(states[code], override, code, by_code[code], layer.file, line)
+
+
+def suggest_code(key: str, codes: list[str]) -> str | None:
+    """The rule code a typo most likely meant (O for 0 and l or I for 1 first)."""
+    upper = key.upper()
+    prefix = upper[: len(upper) - len(upper.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))][:4]
+    digits = upper[len(prefix) :].translate(str.maketrans("OILS", "0115"))
+    normal = prefix + digits
+    if normal in codes:
+        return normal
+    close = difflib.get_close_matches(normal, codes, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _apply_one(

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from elicitguard.checks import schema as schema_checks
 from elicitguard.engine.context import CheckContext, check
 from elicitguard.engine.decision import Hit, Severity
+from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import ABSENT, Item, ItemKind
 from elicitguard.protocol.versions import (
     INPUT_REQUIRED_METHODS,
@@ -63,7 +64,8 @@ def mode_declared(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
     mode = item.mode if isinstance(item.mode, str) else "form"
     if mode not in modes:
         declared = ", ".join(sorted(modes)) or "none"
-        yield Hit(pointer=item.pointer + "/mode", args={"mode": mode[:32], "declared": declared})
+        pointer = item.pointer + "/mode" if item.facts.get("mode_present") else item.pointer
+        yield Hit(pointer=pointer, args={"mode": mode[:32], "declared": declared})
 
 
 @check("conformance.capability_usable")
@@ -278,4 +280,4 @@ def meta_required(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
     if item.facts.get("source") != "meta":
         return
     for key in item.facts.get("missing_meta", ()):
-        yield Hit(pointer="/params/_meta", args={"key": key})
+        yield Hit(pointer="/params/_meta/" + escape_pointer(key), args={"key": key})
