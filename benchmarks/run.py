@@ -19,12 +19,12 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Pair, Result, measure_pair, print_table  # noqa: E402
-from workloads import form_request, ordinary_messages, url_request  # noqa: E402
+from harness import Pair, Result, measure_pair, print_table
+from workloads import form_request, ordinary_messages, url_request
 
-from elicitguard import Direction, Engine, Envelope, Side, load_policy  # noqa: E402
-from elicitguard.audit.sink import AuditSink  # noqa: E402
-from elicitguard.identity.keys import KeyRing  # noqa: E402
+from elicitguard import Direction, Engine, Envelope, Side, load_policy
+from elicitguard.audit.sink import AuditSink
+from elicitguard.identity.keys import KeyRing
 
 
 def _engine() -> Engine:

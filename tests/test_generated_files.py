@@ -13,7 +13,7 @@ from elicitguard.engine.rules import builtin_rules
 def test_rule_docs_are_current(root: Path) -> None:
     """`elicitguard rules docs` has been run after the last rule change."""
     stale = write_docs(builtin_rules(), root / "docs" / "rules", check=True)
-    assert [] == [str(p.relative_to(root)) for p in stale], "run `elicitguard rules docs`"
+    assert [str(p.relative_to(root)) for p in stale] == [], "run `elicitguard rules docs`"
 
 
 def test_json_schemas_are_current(root: Path) -> None:
@@ -21,7 +21,9 @@ def test_json_schemas_are_current(root: Path) -> None:
     for name, document in schema_documents().items():
         path = root / "schema" / name
         assert path.is_file(), f"missing {path}; run `elicitguard policy schema`"
-        assert json.dumps(document, indent=2, sort_keys=True) + "\n" == path.read_text(encoding="utf-8")
+        assert json.dumps(document, indent=2, sort_keys=True) + "\n" == path.read_text(
+            encoding="utf-8"
+        )
 
 
 def test_every_rule_page_has_the_fixed_headings(root: Path) -> None:

@@ -16,7 +16,18 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = Path(__file__).resolve().parent.parent
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(root)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(root),
+        ],
         check=True,
         capture_output=True,
     )
@@ -38,12 +49,40 @@ def test_wheel_contents(wheel: Path) -> None:
 def test_installed_wheel_finds_its_data_and_runs(wheel: Path, tmp_path: Path) -> None:
     """Installed from the wheel (not the checkout), the CLI lists and tests the built-in rules."""
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
     env = {**os.environ, "PYTHONPATH": str(target)}
     code = "import elicitguard._resources as r; print(r.data_dir('rules'))"
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert str(target) in out.stdout
-    listing = subprocess.run([sys.executable, "-m", "elicitguard", "rules", "list"], env=env, cwd=tmp_path, capture_output=True, text=True, check=True)
+    listing = subprocess.run(
+        [sys.executable, "-m", "elicitguard", "rules", "list"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "EG101" in listing.stdout
 
 

@@ -97,7 +97,7 @@ def _register_extensions(sub: Any) -> None:
     Each module has ``register(subparsers)``, which adds its parser and sets a ``handler``
     default: ``handler(args) -> int``.
     """
-    from elicitguard import commands  # noqa: PLC0415
+    from elicitguard import commands
 
     for module in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if not module.name.startswith("_"):
@@ -287,12 +287,12 @@ def _rules_test(path: Path | None) -> int:
 
     rules, results = run_pack(path)
     failed = [r for r in results if not r.passed and not r.todo]
-    promoted = [r for r in results if r.todo and not r.passed]
-    for result in results:
-        if result.passed and not result.todo:
-            continue
+    promoted = [r for r in results if r.todo and r.passed]
+    for result in [*failed, *promoted]:
         state = "PROMOTE" if result.todo else "FAIL"
-        wanted = "fire" if result.expect in ("ruleid", "todook") else "not fire"
+        wanted = "fire" if result.expect == "ruleid" else "not fire"
+        if result.todo:
+            wanted = "stay a known " + ("miss" if result.expect == "todoruleid" else "false alarm")
         print(f"{state} {result.label} (expected the rule to {wanted}) [{result.file}]")
     todo = sum(1 for r in results if r.todo)
     print(

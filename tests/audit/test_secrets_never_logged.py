@@ -23,38 +23,152 @@ PLANTED = [TOKEN, AWS, PASSWORD, CARD, EMAIL, STATE, BEARER]
 
 
 def capture(tmp_path: Path) -> Path:
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}},
+    }
     lines = [
-        {"direction": "client_to_server", "message": init, "session": "leak", "headers": {"Authorization": f"Bearer {BEARER}"}},
-        {"direction": "server_to_client", "message": {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}}, "session": "leak"},
+        {
+            "direction": "client_to_server",
+            "message": init,
+            "session": "leak",
+            "headers": {"Authorization": f"Bearer {BEARER}"},
+        },
+        {
+            "direction": "server_to_client",
+            "message": {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}},
+            "session": "leak",
+        },
         # A URL-mode request to a form-only client, with secrets and PII in the URL.
-        {"direction": "server_to_client", "session": "leak", "message": {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {"mode": "url", "message": f"Token {TOKEN}", "url": f"https://auth.example.com/cb?token={TOKEN}&email={EMAIL}&key={AWS}", "elicitationId": "e1"}}},
+        {
+            "direction": "server_to_client",
+            "session": "leak",
+            "message": {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "elicitation/create",
+                "params": {
+                    "mode": "url",
+                    "message": f"Token {TOKEN}",
+                    "url": f"https://auth.example.com/cb?token={TOKEN}&email={EMAIL}&key={AWS}",
+                    "elicitationId": "e1",
+                },
+            },
+        },
         # A form whose default holds a password, answered with a card number.
-        {"direction": "server_to_client", "session": "leak", "message": {"jsonrpc": "2.0", "id": 2, "method": "elicitation/create", "params": {"mode": "form", "message": "Details", "requestedSchema": {"type": "object", "properties": {"pw": {"type": "string", "default": PASSWORD, "pattern": PASSWORD}, "n": {"type": "integer"}}}}}},
-        {"direction": "client_to_server", "session": "leak", "message": {"jsonrpc": "2.0", "id": 2, "result": {"action": "accept", "content": {"pw": PASSWORD, "n": CARD, "extra": EMAIL}}}},
+        {
+            "direction": "server_to_client",
+            "session": "leak",
+            "message": {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "elicitation/create",
+                "params": {
+                    "mode": "form",
+                    "message": "Details",
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {
+                            "pw": {"type": "string", "default": PASSWORD, "pattern": PASSWORD},
+                            "n": {"type": "integer"},
+                        },
+                    },
+                },
+            },
+        },
+        {
+            "direction": "client_to_server",
+            "session": "leak",
+            "message": {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "result": {
+                    "action": "accept",
+                    "content": {"pw": PASSWORD, "n": CARD, "extra": EMAIL},
+                },
+            },
+        },
         # 2026-07-28: requestState in clear, answers with secrets, an invalid result.
-        {"direction": "client_to_server", "session": "m", "message": {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}}},
-        {"direction": "server_to_client", "session": "m", "message": {"jsonrpc": "2.0", "id": 5, "result": {"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {"message": f"card {CARD}", "requestedSchema": {"type": "object", "properties": {"card": {"type": "string"}}}}}}, "requestState": STATE}}},
-        {"direction": "client_to_server", "session": "m", "message": {"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": {"inputResponses": {"k": {"action": "decline", "content": {"card": CARD}}}, "requestState": STATE}}},
+        {
+            "direction": "client_to_server",
+            "session": "m",
+            "message": {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "tools/list",
+                "params": {
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                    }
+                },
+            },
+        },
+        {
+            "direction": "server_to_client",
+            "session": "m",
+            "message": {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "result": {
+                    "resultType": "input_required",
+                    "inputRequests": {
+                        "k": {
+                            "method": "elicitation/create",
+                            "params": {
+                                "message": f"card {CARD}",
+                                "requestedSchema": {
+                                    "type": "object",
+                                    "properties": {"card": {"type": "string"}},
+                                },
+                            },
+                        }
+                    },
+                    "requestState": STATE,
+                },
+            },
+        },
+        {
+            "direction": "client_to_server",
+            "session": "m",
+            "message": {
+                "jsonrpc": "2.0",
+                "id": 6,
+                "method": "tools/list",
+                "params": {
+                    "inputResponses": {"k": {"action": "decline", "content": {"card": CARD}}},
+                    "requestState": STATE,
+                },
+            },
+        },
     ]
     text = "\n".join(json.dumps(line) for line in lines)
     # Unparseable lines that contain secrets too.
     text += f'\n{{"direction": "client_to_server", "message": {{"token": "{TOKEN}"\n'
     text += f"not json at all {PASSWORD} {AWS}\n"
-    text += json.dumps({"direction": "client_to_server", "message": {"a": TOKEN}, f"unknown_{AWS}": 1}) + "\n"
+    text += (
+        json.dumps({"direction": "client_to_server", "message": {"a": TOKEN}, f"unknown_{AWS}": 1})
+        + "\n"
+    )
     path = tmp_path / "leak.jsonl"
     path.write_text(text)
     return path
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
-def test_no_planted_value_reaches_any_output(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+def test_no_planted_value_reaches_any_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
     """Reports, audit records and error messages hold fingerprints, never the values."""
     path = capture(tmp_path)
     report = tmp_path / f"report.{fmt}"
     audit = tmp_path / "audit.jsonl"
-    code = main(["lint", "--format", fmt, "--output", str(report), "--audit-log", str(audit), str(path)])
-    assert 1 == code
+    code = main(
+        ["lint", "--format", fmt, "--output", str(report), "--audit-log", str(audit), str(path)]
+    )
+    assert code == 1
     streams = capsys.readouterr()
     outputs = {
         "report": report.read_text(),
@@ -74,9 +188,12 @@ def test_redaction_is_idempotent_and_total() -> None:
     from elicitguard.audit.redact import REDACTED, Redactor
 
     redact = Redactor()
-    event = {"a": {"Authorization": "Bearer x", "list": [{"token": "t"}, TOKEN]}, "content": {"x": 1}}
+    event = {
+        "a": {"Authorization": "Bearer x", "list": [{"token": "t"}, TOKEN]},
+        "content": {"x": 1},
+    }
     once = redact(event)
-    assert REDACTED == once["a"]["Authorization"]
-    assert REDACTED == once["a"]["list"][0]["token"]
-    assert REDACTED == once["content"]
+    assert once["a"]["Authorization"] == REDACTED
+    assert once["a"]["list"][0]["token"] == REDACTED
+    assert once["content"] == REDACTED
     assert redact(once) == once

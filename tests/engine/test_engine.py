@@ -19,15 +19,41 @@ from elicitguard.protocol.items import Item
 
 S2C = Direction.SERVER_TO_CLIENT
 C2S = Direction.CLIENT_TO_SERVER
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}},
+}
 INIT_OK = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}}
-URL_REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {"mode": "url", "message": "Connect", "url": "https://auth.example.com/c", "elicitationId": "e1"}}
-FORM_REQUEST = {"jsonrpc": "2.0", "id": 2, "method": "elicitation/create", "params": {"mode": "form", "message": "Name?", "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}}}
+URL_REQUEST = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "elicitation/create",
+    "params": {
+        "mode": "url",
+        "message": "Connect",
+        "url": "https://auth.example.com/c",
+        "elicitationId": "e1",
+    },
+}
+FORM_REQUEST = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "elicitation/create",
+    "params": {
+        "mode": "form",
+        "message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}},
+    },
+}
 
 
 def make_engine(policy: Any = None) -> tuple[Engine, io.StringIO]:
     stream = io.StringIO()
-    engine = Engine(policy or load_policy(environ={}), audit=AuditSink(stream), keys=KeyRing.random())
+    engine = Engine(
+        policy or load_policy(environ={}), audit=AuditSink(stream), keys=KeyRing.random()
+    )
     return engine, stream
 
 
@@ -45,8 +71,8 @@ def test_fast_path_writes_no_record() -> None:
     engine, stream = make_engine()
     decision = engine.evaluate(Envelope({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, C2S))
     assert decision.fast_path
-    assert Action.ALLOW == decision.action
-    assert "" == stream.getvalue()
+    assert decision.action == Action.ALLOW
+    assert stream.getvalue() == ""
     assert engine.audit.counters["fast_path"] >= 1
 
 
@@ -54,16 +80,18 @@ def test_undeclared_mode_is_blocked_and_recorded() -> None:
     """A URL request to a form-only client blocks, with one audit record."""
     engine, stream = make_engine()
     handshake(engine)
-    decision = engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a", server="crm"))
-    assert Action.BLOCK == decision.action
+    decision = engine.evaluate(
+        Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a", server="crm")
+    )
+    assert decision.action == Action.BLOCK
     assert decision.blocked
-    assert ("EG102",) == decision.codes
+    assert decision.codes == ("EG102",)
     [record] = records(stream)
-    assert "elicitguard.decision" == record["event"]
-    assert "block" == record["action"]
-    assert "crm" == record["server"]
-    assert "EG102" == record["findings"][0]["code"]
-    assert "example.com" == record["elicitation"][0]["url_domain"]
+    assert record["event"] == "elicitguard.decision"
+    assert record["action"] == "block"
+    assert record["server"] == "crm"
+    assert record["findings"][0]["code"] == "EG102"
+    assert record["elicitation"][0]["url_domain"] == "example.com"
     assert "https://auth.example.com/c" not in stream.getvalue()
 
 
@@ -72,9 +100,9 @@ def test_allowed_elicitation_is_recorded() -> None:
     engine, stream = make_engine()
     handshake(engine)
     decision = engine.evaluate(Envelope(FORM_REQUEST, S2C, side=Side.PROXY, session="a"))
-    assert Action.ALLOW == decision.action
-    assert 1 == len(records(stream))
-    assert [{"name": "n", "type": "string"}] == records(stream)[0]["elicitation"][0]["fields"]
+    assert decision.action == Action.ALLOW
+    assert len(records(stream)) == 1
+    assert records(stream)[0]["elicitation"][0]["fields"] == [{"name": "n", "type": "string"}]
 
 
 def test_monitor_mode_decides_but_does_not_enforce() -> None:
@@ -82,7 +110,7 @@ def test_monitor_mode_decides_but_does_not_enforce() -> None:
     engine, stream = make_engine(load_policy("builtin:monitor", environ={}))
     handshake(engine)
     decision = engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a"))
-    assert Action.BLOCK == decision.action
+    assert decision.action == Action.BLOCK
     assert not decision.enforced
     assert not decision.blocked
     assert records(stream)[0]["enforced"] is False
@@ -117,43 +145,79 @@ def test_exception_suppresses_for_the_named_server_only(tmp_path: Path) -> None:
     """An exception matches the operator's server name, never serverInfo."""
     policy = load_policy(
         environ={},
-        extra_layers=[{"exceptions": [{"rules": ["EG102"], "where": {"server": "legacy-*"}, "reason": "migration", "expires": "2099-01-01"}]}],
+        extra_layers=[
+            {
+                "exceptions": [
+                    {
+                        "rules": ["EG102"],
+                        "where": {"server": "legacy-*"},
+                        "reason": "migration",
+                        "expires": "2099-01-01",
+                    }
+                ]
+            }
+        ],
     )
-    engine, stream = make_engine(policy)
+    engine, _stream = make_engine(policy)
     handshake(engine)
-    suppressed = engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a", server="legacy-crm"))
-    assert Action.ALLOW == suppressed.action
-    assert "migration" == suppressed.suppressed[0].reason
-    other = engine.evaluate(Envelope({**URL_REQUEST, "id": 9}, S2C, side=Side.PROXY, session="a", server="crm"))
-    assert Action.BLOCK == other.action
-    assert [] == engine.unused_exceptions()
+    suppressed = engine.evaluate(
+        Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a", server="legacy-crm")
+    )
+    assert suppressed.action == Action.ALLOW
+    assert suppressed.suppressed[0].reason == "migration"
+    other = engine.evaluate(
+        Envelope({**URL_REQUEST, "id": 9}, S2C, side=Side.PROXY, session="a", server="crm")
+    )
+    assert other.action == Action.BLOCK
+    assert engine.unused_exceptions() == []
 
 
 def test_expired_exception_does_not_apply() -> None:
     """An expired exception is ignored and reported."""
-    policy = load_policy(environ={}, extra_layers=[{"exceptions": [{"rules": ["EG102"], "reason": "old", "expires": "2001-01-01"}]}])
+    policy = load_policy(
+        environ={},
+        extra_layers=[
+            {"exceptions": [{"rules": ["EG102"], "reason": "old", "expires": "2001-01-01"}]}
+        ],
+    )
     engine, stream = make_engine(policy)
     assert engine.expired_exceptions()
     assert "EG902" in stream.getvalue()
     handshake(engine)
-    assert Action.BLOCK == engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a")).action
+    assert (
+        engine.evaluate(Envelope(URL_REQUEST, S2C, side=Side.PROXY, session="a")).action
+        == Action.BLOCK
+    )
 
 
 def test_duplicate_keys_in_an_elicitation_frame_are_refused() -> None:
     """Two readings of one frame: refuse it (EG904)."""
     engine, _ = make_engine()
     raw = b'{"jsonrpc":"2.0","id":4,"method":"elicitation/create","params":{"message":"a","message":"b","requestedSchema":{"type":"object","properties":{}}}}'
-    decision = engine.evaluate(Envelope({"jsonrpc": "2.0", "id": 4, "method": "elicitation/create", "params": {"message": "b", "requestedSchema": {"type": "object", "properties": {}}}}, S2C, raw=raw))
+    decision = engine.evaluate(
+        Envelope(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "elicitation/create",
+                "params": {"message": "b", "requestedSchema": {"type": "object", "properties": {}}},
+            },
+            S2C,
+            raw=raw,
+        )
+    )
     assert "EG904" in decision.codes
-    assert Action.BLOCK == decision.action
+    assert decision.action == Action.BLOCK
 
 
 def test_unknown_era_skips_version_specific_rules() -> None:
     """No initialize, no version: era-specific rules skip and the message is counted."""
     engine, _ = make_engine()
-    decision = engine.evaluate(Envelope({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required"}}, S2C))
+    decision = engine.evaluate(
+        Envelope({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required"}}, S2C)
+    )
     assert "EG112" not in decision.codes
-    assert 1 == engine.unknown_era_messages
+    assert engine.unknown_era_messages == 1
 
 
 def test_session_state_is_bounded() -> None:
@@ -162,4 +226,15 @@ def test_session_state_is_bounded() -> None:
     engine, _ = make_engine(policy)
     for i in range(50):
         engine.evaluate(Envelope(INIT, C2S, session=f"s{i}"))
-    assert 10 == len(engine.store)  # type: ignore[arg-type]
+    assert len(engine.store) == 10  # type: ignore[arg-type]
+
+
+def test_ids_beyond_64_bits_never_crash_the_engine() -> None:
+    """A huge JSON-RPC id is recorded as text, and evaluate() still returns a decision."""
+    engine, stream = make_engine()
+    handshake(engine)
+    decision = engine.evaluate(
+        Envelope({**FORM_REQUEST, "id": 10**30}, S2C, side=Side.PROXY, session="a")
+    )
+    assert decision.action == Action.ALLOW
+    assert str(10**30) == records(stream)[0]["jsonrpc_id"]

@@ -32,25 +32,29 @@ def test_every_preset_loads(preset: str) -> None:
 def test_default_preset_blocks_undeclared_modes_and_logs_low() -> None:
     """The default preset keeps each rule's default action."""
     policy = load_policy(environ={})
-    assert Action.BLOCK == policy.rules["EG102"].action_for(Side.PROXY)
-    assert "prod" == policy.environment
-    assert "enforce" == policy.mode
+    assert policy.rules["EG102"].action_for(Side.PROXY) == Action.BLOCK
+    assert policy.environment == "prod"
+    assert policy.mode == "enforce"
 
 
 def test_monitor_and_passthrough_never_enforce() -> None:
     """monitor keeps decisions; passthrough logs everything."""
-    assert "monitor" == load_policy("builtin:monitor", environ={}).mode
+    assert load_policy("builtin:monitor", environ={}).mode == "monitor"
     passthrough = load_policy("builtin:passthrough", environ={})
     assert {Action.LOG} == {a for r in passthrough.rules.values() for a in r.actions.values() if a}
 
 
 def test_unknown_key_names_line_and_suggestion(tmp_path: Path) -> None:
     """A typo is an error with the file, the line and what was meant."""
-    path = write(tmp_path, "p.yaml", """\
+    path = write(
+        tmp_path,
+        "p.yaml",
+        """\
         name: mine
         rules:
           EG102: {actoin: warn}
-        """)
+        """,
+    )
     with pytest.raises(RuleSpecError) as info:
         load_policy(path, environ={})
     text = str(info.value)
@@ -82,7 +86,9 @@ def test_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     for i in range(1, 9):
         prev = chr(ord("a") + i - 1)
         cur = chr(ord("a") + i)
-        lines.append(f"{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]")
+        lines.append(
+            f"{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]"
+        )
     path = write(tmp_path, "bomb.yaml", "\n".join(lines) + "\n")
     started = time.monotonic()
     with pytest.raises(PackLoadError) as info:
@@ -108,12 +114,20 @@ def test_duplicate_keys_are_refused(tmp_path: Path) -> None:
 
 def test_extends_relative_and_builtin(tmp_path: Path) -> None:
     """A child extends a sibling file and a preset; the child's values win."""
-    write(tmp_path, "base.yaml", "extends: ['builtin:strict']\nname: base\nlists: {protected_domains: [bank.example]}\n")
-    child = write(tmp_path, "child.yaml", "extends: [base.yaml]\nname: child\nlists: {protected_domains: [corp.example]}\n")
+    write(
+        tmp_path,
+        "base.yaml",
+        "extends: ['builtin:strict']\nname: base\nlists: {protected_domains: [bank.example]}\n",
+    )
+    child = write(
+        tmp_path,
+        "child.yaml",
+        "extends: [base.yaml]\nname: child\nlists: {protected_domains: [corp.example]}\n",
+    )
     policy = load_policy(child, environ={})
-    assert "child" == policy.name
-    assert ("bank.example", "corp.example") == policy.lists["protected_domains"]
-    assert Action.BLOCK == policy.rules["EG104"].action_for(Side.SERVER)
+    assert policy.name == "child"
+    assert policy.lists["protected_domains"] == ("bank.example", "corp.example")
+    assert policy.rules["EG104"].action_for(Side.SERVER) == Action.BLOCK
 
 
 def test_extends_cycle_is_refused(tmp_path: Path) -> None:
@@ -151,18 +165,26 @@ def test_final_rule_cannot_be_loosened(tmp_path: Path) -> None:
         load_policy(loose, environ={})
     assert "final" in str(info.value)
     assert ":3:" in str(info.value)
-    tight = write(tmp_path, "tight.yaml", "extends: [base.yaml]\nrules:\n  EG104: {severity: critical}\n")
-    assert "critical" == load_policy(tight, environ={}).rules["EG104"].severity.value
+    tight = write(
+        tmp_path, "tight.yaml", "extends: [base.yaml]\nrules:\n  EG104: {severity: critical}\n"
+    )
+    assert load_policy(tight, environ={}).rules["EG104"].severity.value == "critical"
 
 
 def test_environment_overlay_and_override(tmp_path: Path) -> None:
     """environments.dev applies only in dev; --env beats ELICITGUARD_ENV beats the file."""
-    path = write(tmp_path, "p.yaml", "environment: test\nenvironments:\n  dev: {rules: {EG104: {action: 'off'}}}\n")
-    assert "test" == load_policy(path, environ={}).environment
-    assert "dev" == load_policy(path, environ={"ELICITGUARD_ENV": "dev"}).environment
+    path = write(
+        tmp_path,
+        "p.yaml",
+        "environment: test\nenvironments:\n  dev: {rules: {EG104: {action: 'off'}}}\n",
+    )
+    assert load_policy(path, environ={}).environment == "test"
+    assert load_policy(path, environ={"ELICITGUARD_ENV": "dev"}).environment == "dev"
     dev = load_policy(path, env="dev", environ={"ELICITGUARD_ENV": "prod"})
     assert dev.rules["EG104"].action_for(Side.CLIENT) is None
-    assert load_policy(path, env="prod", environ={}).rules["EG104"].action_for(Side.CLIENT) is not None
+    assert (
+        load_policy(path, env="prod", environ={}).rules["EG104"].action_for(Side.CLIENT) is not None
+    )
 
 
 def test_reserved_error_codes_are_refused(tmp_path: Path) -> None:
@@ -192,7 +214,10 @@ def test_select_and_ignore() -> None:
 
 def test_user_pack_with_match_rule(tmp_path: Path) -> None:
     """A user pack with its own prefix and a declarative match loads and dispatches."""
-    write(tmp_path, "pack/ACME001-no-http-ftp.yaml", """\
+    write(
+        tmp_path,
+        "pack/ACME001-no-http-ftp.yaml",
+        """\
         code: ACME001
         name: no-http-ftp
         summary: URL requests must not point at ftp hosts
@@ -209,15 +234,20 @@ def test_user_pack_with_match_rule(tmp_path: Path) -> None:
             note: ftp host
             protocol_version: "2025-11-25"
             message: {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://ftp.example.com/x", "elicitationId": "e"}}
-        """)
+        """,
+    )
     path = write(tmp_path, "p.yaml", "packs: [pack]\nrules:\n  ACME001: {action: warn}\n")
     policy = load_policy(path, environ={})
-    assert Action.WARN == policy.rules["ACME001"].action_for(Side.CLIENT)
+    assert policy.rules["ACME001"].action_for(Side.CLIENT) == Action.WARN
 
 
 def test_user_pack_may_not_use_the_eg_prefix(tmp_path: Path) -> None:
     """EG is reserved for built-in rules."""
-    write(tmp_path, "pack/EG999-mine.yaml", "code: EG999\nname: mine\nsummary: s\nseverity: low\naction: log\napplies_to: {items: [url_request]}\nmatch: {field: url.host, equals: x}\nmessage: m\ndocs: {why: w, fix: f, example: {expect: ruleid, note: n, message: {}}}\n")
+    write(
+        tmp_path,
+        "pack/EG999-mine.yaml",
+        "code: EG999\nname: mine\nsummary: s\nseverity: low\naction: log\napplies_to: {items: [url_request]}\nmatch: {field: url.host, equals: x}\nmessage: m\ndocs: {why: w, fix: f, example: {expect: ruleid, note: n, message: {}}}\n",
+    )
     path = write(tmp_path, "p.yaml", "packs: [pack]\n")
     with pytest.raises(RuleSpecError) as info:
         load_policy(path, environ={})
@@ -226,7 +256,11 @@ def test_user_pack_may_not_use_the_eg_prefix(tmp_path: Path) -> None:
 
 def test_bad_regex_in_match_is_refused(tmp_path: Path) -> None:
     """Lookaround is not RE2 (it would need backtracking): refused at load time."""
-    write(tmp_path, "pack/ACME002-bad-regex.yaml", "code: ACME002\nname: bad-regex\nsummary: s\nseverity: low\naction: log\napplies_to: {items: [url_request]}\nmatch: {field: url.host, regex: '(?=lookahead)'}\nmessage: m\ndocs: {why: w, fix: f, example: {expect: ruleid, note: n, message: {}}}\n")
+    write(
+        tmp_path,
+        "pack/ACME002-bad-regex.yaml",
+        "code: ACME002\nname: bad-regex\nsummary: s\nseverity: low\naction: log\napplies_to: {items: [url_request]}\nmatch: {field: url.host, regex: '(?=lookahead)'}\nmessage: m\ndocs: {why: w, fix: f, example: {expect: ruleid, note: n, message: {}}}\n",
+    )
     path = write(tmp_path, "p.yaml", "packs: [pack]\n")
     with pytest.raises(RuleSpecError) as info:
         load_policy(path, environ={})

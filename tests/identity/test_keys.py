@@ -35,9 +35,18 @@ def test_environment_keys_fingerprint_stably() -> None:
 def test_rotation_signs_with_the_first_active_key(tmp_path: Path) -> None:
     """A retired key still verifies, the new one signs."""
     path = tmp_path / "keys.json"
-    path.write_text(json.dumps({"keys": [{"id": "old", "secret": SECRET, "retired": True}, {"id": "new", "secret": base64.b64encode(bytes(range(1, 40))).decode()}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "keys": [
+                    {"id": "old", "secret": SECRET, "retired": True},
+                    {"id": "new", "secret": base64.b64encode(bytes(range(1, 40))).decode()},
+                ]
+            }
+        )
+    )
     ring = load_keyring(path)
-    assert "new" == ring.signing_key("fingerprint").id
+    assert ring.signing_key("fingerprint").id == "new"
     assert {"old", "new"} == {k.id for k in ring.verifying_keys("fingerprint")}
 
 
@@ -48,7 +57,11 @@ def test_rotation_signs_with_the_first_active_key(tmp_path: Path) -> None:
         '{"keys": []}',  # no keys
         '{"keys": [{"id": "k", "secret": "c2hvcnQ="}]}',  # too short
         '{"keys": [{"id": "", "secret": "' + SECRET + '"}]}',  # empty id
-        '{"keys": [{"id": "a", "secret": "' + SECRET + '"}, {"id": "a", "secret": "' + SECRET + '"}]}',  # duplicate id
+        '{"keys": [{"id": "a", "secret": "'
+        + SECRET
+        + '"}, {"id": "a", "secret": "'
+        + SECRET
+        + '"}]}',  # duplicate id
     ],
 )
 def test_malformed_keys_are_refused_without_echoing_secrets(text: str) -> None:

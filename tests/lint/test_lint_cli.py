@@ -19,7 +19,13 @@ PLANTED: dict[str, set[tuple[int, str]]] = {
     "2026-07-28-benign.jsonl": set(),
     "2025-06-18-violations.jsonl": {(5, "EG108"), (7, "EG106"), (8, "EG109"), (9, "EG104")},
     "2025-11-25-violations.jsonl": {(5, "EG102"), (8, "EG110"), (9, "EG105"), (14, "EG107")},
-    "2026-07-28-violations.jsonl": {(1, "EG124"), (4, "EG111"), (6, "EG112"), (8, "EG101"), (8, "EG107")},
+    "2026-07-28-violations.jsonl": {
+        (1, "EG124"),
+        (4, "EG111"),
+        (6, "EG112"),
+        (8, "EG101"),
+        (8, "EG107"),
+    },
 }
 
 
@@ -29,19 +35,35 @@ def lint_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict
 
 
 @pytest.mark.parametrize("name", sorted(PLANTED))
-def test_bundled_captures_report_exactly_what_was_planted(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bundled_captures_report_exactly_what_was_planted(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Each planted violation is reported at its line; benign traffic yields nothing."""
     code, report = lint_json(capsys, str(TRAFFIC / name))
     found = {(f["line"], f["code"]) for f in report["findings"]}
     assert PLANTED[name] == found
-    assert [] == report["errors"]
+    assert report["errors"] == []
     assert (1 if PLANTED[name] else 0) == code
 
 
 def test_json_report_has_the_stable_shape(capsys: pytest.CaptureFixture[str]) -> None:
     """Every finding carries the documented keys; the summary counts."""
     _, report = lint_json(capsys, str(TRAFFIC / "2025-11-25-violations.jsonl"))
-    keys = {"code", "name", "severity", "action", "message", "file", "line", "pointer", "direction", "method", "jsonrpc_id", "session", "fingerprint"}
+    keys = {
+        "code",
+        "name",
+        "severity",
+        "action",
+        "message",
+        "file",
+        "line",
+        "pointer",
+        "direction",
+        "method",
+        "jsonrpc_id",
+        "session",
+        "fingerprint",
+    }
     assert all(keys == set(f) for f in report["findings"])
     assert {"messages", "findings", "by_severity", "unknown_era"} == set(report["summary"])
     assert report["summary"]["findings"] == len(report["findings"])
@@ -52,15 +74,17 @@ def test_folder_input_and_text_format(capsys: pytest.CaptureFixture[str]) -> Non
     """A folder lints every *.jsonl in it; the text report groups by file."""
     code = main(["lint", str(TRAFFIC), "--color", "never"])
     out = capsys.readouterr().out
-    assert 1 == code
+    assert code == 1
     assert "2026-07-28-violations.jsonl:6 EG112" in out
     assert "findings" in out
 
 
 def test_fail_on_threshold(capsys: pytest.CaptureFixture[str]) -> None:
     """--fail-on critical passes a capture whose worst finding is high."""
-    assert 0 == main(["lint", "--fail-on", "critical", str(TRAFFIC / "2025-11-25-violations.jsonl")])
-    assert 0 == main(["lint", "--fail-on", "never", str(TRAFFIC)])
+    assert (
+        main(["lint", "--fail-on", "critical", str(TRAFFIC / "2025-11-25-violations.jsonl")]) == 0
+    )
+    assert main(["lint", "--fail-on", "never", str(TRAFFIC)]) == 0
     capsys.readouterr()
 
 
@@ -69,10 +93,12 @@ def test_select_and_ignore(capsys: pytest.CaptureFixture[str]) -> None:
     _, report = lint_json(capsys, "--select", "EG11*", str(TRAFFIC / "2026-07-28-violations.jsonl"))
     assert {"EG111", "EG112"} == {f["code"] for f in report["findings"]}
     _, report = lint_json(capsys, "--ignore", "EG1*", str(TRAFFIC / "2026-07-28-violations.jsonl"))
-    assert [] == report["findings"]
+    assert report["findings"] == []
 
 
-def test_bad_lines_are_errors_and_linting_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_lines_are_errors_and_linting_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Not JSON, not an object, a batch, a bad envelope, too deep: each an error entry."""
     good = (TRAFFIC / "2025-11-25-violations.jsonl").read_text().splitlines()
     lines = [
@@ -87,53 +113,69 @@ def test_bad_lines_are_errors_and_linting_goes_on(tmp_path: Path, capsys: pytest
     path = tmp_path / "mixed.jsonl"
     path.write_text("\n".join(lines) + "\n")
     code, report = lint_json(capsys, str(path))
-    assert 1 == code
-    assert [1, 2, 3, 4, 5, 6] == [e["line"] for e in report["errors"]]
+    assert code == 1
+    assert [e["line"] for e in report["errors"]] == [1, 2, 3, 4, 5, 6]
     codes = {(f["line"], f["code"]) for f in report["findings"]}
     assert (1, "EG904") in codes
     assert (6, "EG905") in codes
     assert (6 + 5, "EG102") in codes
 
 
-def test_oversized_line_is_an_error_without_loading_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_oversized_line_is_an_error_without_loading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A line over the size limit is reported (EG903) and skipped."""
     policy = tmp_path / "p.yaml"
     policy.write_text("extends: ['builtin:default']\nlimits: {max_message_bytes: 1024}\n")
     path = tmp_path / "big.jsonl"
-    big = '{"direction": "server_to_client", "message": {"jsonrpc": "2.0", "method": "x", "params": {"blob": "' + "A" * 5000 + '"}}}'
-    path.write_text(big + "\n" + '{"direction": "client_to_server", "message": {"jsonrpc": "2.0", "id": 1, "method": "ping"}}\n')
+    big = (
+        '{"direction": "server_to_client", "message": {"jsonrpc": "2.0", "method": "x", "params": {"blob": "'
+        + "A" * 5000
+        + '"}}}'
+    )
+    path.write_text(
+        big
+        + "\n"
+        + '{"direction": "client_to_server", "message": {"jsonrpc": "2.0", "id": 1, "method": "ping"}}\n'
+    )
     code, report = lint_json(capsys, "--policy", str(policy), str(path))
-    assert [1] == [e["line"] for e in report["errors"]]
+    assert [e["line"] for e in report["errors"]] == [1]
     assert "over the limit" in report["errors"][0]["message"]
     assert {(1, "EG903")} == {(f["line"], f["code"]) for f in report["findings"]}
-    assert 2 == report["summary"]["messages"]
-    assert 1 == code
+    assert report["summary"]["messages"] == 2
+    assert code == 1
 
 
 def test_missing_file_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     """An input that cannot be opened is a usage error."""
-    assert 2 == main(["lint", "/nonexistent/capture.jsonl"])
+    assert main(["lint", "/nonexistent/capture.jsonl"]) == 2
     assert "cannot open" in capsys.readouterr().err
 
 
-def test_broken_policy_is_exit_2_with_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_broken_policy_is_exit_2_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A policy error stops the run and says where."""
     policy = tmp_path / "p.yaml"
     policy.write_text("rules:\n  EG1O2: {action: warn}\n")
-    assert 2 == main(["lint", "--policy", str(policy), str(TRAFFIC)])
+    assert main(["lint", "--policy", str(policy), str(TRAFFIC)]) == 2
     err = capsys.readouterr().err
     assert f"{policy}:2:" in err
     assert "did you mean EG102?" in err
 
 
-def test_unknown_era_is_counted_not_guessed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_era_is_counted_not_guessed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Messages without any version skip era-specific rules and are counted."""
     path = tmp_path / "noera.jsonl"
-    path.write_text('{"direction": "server_to_client", "message": {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required"}}}\n')
-    code, report = lint_json(capsys, str(path))
-    assert 1 == report["summary"]["unknown_era"]
-    assert [] == report["findings"]
-    code, report = lint_json(capsys, "--protocol-version", "2026-07-28", str(path))
+    path.write_text(
+        '{"direction": "server_to_client", "message": {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required"}}}\n'
+    )
+    _code, report = lint_json(capsys, str(path))
+    assert report["summary"]["unknown_era"] == 1
+    assert report["findings"] == []
+    _code, report = lint_json(capsys, "--protocol-version", "2026-07-28", str(path))
     assert {"EG112"} == {f["code"] for f in report["findings"]}
 
 
@@ -141,9 +183,37 @@ def test_output_file_and_audit_log(tmp_path: Path, capsys: pytest.CaptureFixture
     """--output writes the report; --audit-log writes one record per decision, mode 0600."""
     out = tmp_path / "report.json"
     audit = tmp_path / "audit.jsonl"
-    main(["lint", "--format", "json", "--output", str(out), "--audit-log", str(audit), str(TRAFFIC / "2025-11-25-benign.jsonl")])
+    main(
+        [
+            "lint",
+            "--format",
+            "json",
+            "--output",
+            str(out),
+            "--audit-log",
+            str(audit),
+            str(TRAFFIC / "2025-11-25-benign.jsonl"),
+        ]
+    )
     assert "findings" in json.loads(out.read_text())
     lines = audit.read_text().splitlines()
     assert lines
     assert all(json.loads(line)["event"] == "elicitguard.decision" for line in lines)
-    assert 0o600 == audit.stat().st_mode & 0o777
+    assert audit.stat().st_mode & 0o777 == 0o600
+
+
+def test_unused_and_expired_exceptions_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """EG902 points at the policy line of an exception that expired or never matched."""
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        "extends: ['builtin:default']\n"
+        "exceptions:\n"
+        "  - {rules: [EG999], reason: never matches anything, expires: 2099-01-01}\n"
+        "  - {rules: [EG102], reason: long gone, expires: 2001-01-01}\n"
+    )
+    _, report = lint_json(capsys, "--policy", str(policy), str(TRAFFIC / "2025-11-25-benign.jsonl"))
+    eg902 = [f for f in report["findings"] if f["code"] == "EG902"]
+    assert {3, 4} == {f["line"] for f in eg902}
+    assert all(f["file"] == str(policy) for f in eg902)

@@ -10,7 +10,11 @@ from elicitguard.protocol.parsing import has_duplicate_keys, parse_frame
 
 def test_parses_a_plain_object() -> None:
     """A JSON-RPC object comes back as a dict."""
-    assert {"jsonrpc": "2.0", "id": 1, "method": "ping"} == parse_frame(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    assert parse_frame(b'{"jsonrpc":"2.0","id":1,"method":"ping"}') == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "ping",
+    }
 
 
 def test_falls_back_to_the_standard_library_for_lone_surrogates() -> None:
@@ -21,7 +25,10 @@ def test_falls_back_to_the_standard_library_for_lone_surrogates() -> None:
 
 def test_huge_integers_parse_through_the_fallback() -> None:
     """Integers past 64 bits are valid JSON."""
-    assert parse_frame(b'{"id": 123456789012345678901234567890}')["id"] == 123456789012345678901234567890
+    assert (
+        parse_frame(b'{"id": 123456789012345678901234567890}')["id"]
+        == 123456789012345678901234567890
+    )
 
 
 @pytest.mark.parametrize(
@@ -47,7 +54,7 @@ def test_size_limit_is_checked_before_parsing() -> None:
     """An oversized frame is refused without being parsed."""
     with pytest.raises(FrameError) as info:
         parse_frame(b'{"a": "' + b"x" * 100 + b'"}', max_bytes=50)
-    assert "too_large" == info.value.kind
+    assert info.value.kind == "too_large"
 
 
 def test_depth_limit() -> None:
@@ -55,7 +62,7 @@ def test_depth_limit() -> None:
     assert parse_frame(b'{"a": {"b": {}}}', max_depth=3)
     with pytest.raises(FrameError) as info:
         parse_frame(b'{"a": {"b": {"c": {}}}}', max_depth=3)
-    assert "too_deep" == info.value.kind
+    assert info.value.kind == "too_deep"
 
 
 def test_very_deep_nesting_never_recurses_to_death() -> None:
@@ -74,4 +81,7 @@ def test_duplicate_keys_are_detected() -> None:
 
 def test_escaped_method_names_are_still_recognised_after_parsing() -> None:
     """The fast path is decided on the parsed object, never on raw bytes."""
-    assert "elicitation/create" == parse_frame(b'{"method": "\\u0065licitation/create", "id": 1}')["method"]
+    assert (
+        parse_frame(b'{"method": "\\u0065licitation/create", "id": 1}')["method"]
+        == "elicitation/create"
+    )

@@ -118,7 +118,9 @@ def decision_record(
 def _jsonrpc_id(value: Any) -> Any:
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**63 else str(value)
+    if isinstance(value, float):
         return value
     if isinstance(value, str):
         return value[:MAX_ID_CHARS]

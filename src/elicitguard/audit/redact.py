@@ -82,7 +82,9 @@ def redact_value(value: Any, scan: Callable[[str], list[tuple[int, int]]] = _no_
             key = str(k).lower()
             if key in SENSITIVE_KEYS and v is not None:
                 out[k] = REDACTED
-            elif key in GENERATED_KEYS and isinstance(v, (str, int)) and _GENERATED.fullmatch(str(v)):
+            elif (
+                key in GENERATED_KEYS and isinstance(v, (str, int)) and _GENERATED.fullmatch(str(v))
+            ):
                 out[k] = v
             else:
                 out[k] = redact_value(v, scan)

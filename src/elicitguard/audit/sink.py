@@ -27,7 +27,9 @@ _SENSITIVE_NEEDLES = tuple(b'"' + k.encode() + b'":' for k in sorted(SENSITIVE_K
 def _has_sensitive_key(line: bytes) -> bool:
     """A cheap look for a sensitive key in a rendered line (orjson writes no spaces)."""
     lowered = line.lower()
-    return any(needle in lowered and needle + b"null" not in lowered for needle in _SENSITIVE_NEEDLES)
+    return any(
+        needle in lowered and needle + b"null" not in lowered for needle in _SENSITIVE_NEEDLES
+    )
 
 
 class AuditSink:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from elicitguard._resources import data_dir
 from elicitguard.audit.sink import AuditSink
 from elicitguard.engine.decision import Decision
 from elicitguard.engine.engine import Engine
@@ -208,7 +209,7 @@ def run_case(
         f.code == rule.spec.code and (case.pointer is None or f.pointer == case.pointer)
         for f in decision.findings
     ) or any(s.code == rule.spec.code for s in decision.suppressed)
-    wants_fire = case.expect in ("ruleid", "todook")
+    wants_fire = case.expect in ("ruleid", "todoruleid")
     passed = fired == wants_fire
     todo = case.expect.startswith("todo")
     return CaseResult(
@@ -227,9 +228,15 @@ def run_rule_cases(rule: LoadedRule, *, packs: list[str] | None = None) -> list[
     return results
 
 
+def _is_builtin_folder(path: Path) -> bool:
+    builtin = data_dir("rules").resolve()
+    resolved = path.resolve()
+    return resolved == builtin or resolved.is_relative_to(builtin)
+
+
 def run_pack(path: Path | None = None) -> tuple[list[LoadedRule], list[CaseResult]]:
     """Run the cases of a pack (the built-in rules when ``path`` is ``None``)."""
-    if path is None:
+    if path is None or _is_builtin_folder(path):
         rules = builtin_rules()
         packs = None
     else:

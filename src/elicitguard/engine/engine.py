@@ -13,6 +13,7 @@ import datetime as dt
 import hashlib
 import os
 import string
+import sys
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -164,10 +165,18 @@ class Engine:
             self.unknown_era_messages += 1
         decision = self._decision(findings, suppressed, errors, items, started)
         if any(i.is_elicitation for i in items) or findings or suppressed:
-            self.audit.record(decision, envelope)
+            self._record(decision, envelope)
         else:
             self.audit.count_fast_path()
         return decision
+
+    def _record(self, decision: Decision, envelope: Envelope) -> None:
+        """Write the audit record; a failing sink is counted and reported, never raised."""
+        try:
+            self.audit.record(decision, envelope)
+        except Exception as exc:
+            self.audit.counters["record_errors"] = self.audit.counters.get("record_errors", 0) + 1
+            print(f"elicitguard: audit record failed: {type(exc).__name__}", file=sys.stderr)
 
     async def aevaluate(self, envelope: Envelope) -> Decision:
         """The async twin of :meth:`evaluate` (evaluation is CPU-bound and short)."""
@@ -283,7 +292,7 @@ class Engine:
         decision = self._decision(
             [finding], [], [f"extractor raised {type(exc).__name__}"], [], started
         )
-        self.audit.record(decision, envelope)
+        self._record(decision, envelope)
         return decision
 
     def frame_decision(self, error: FrameError, envelope: Envelope) -> Decision:
@@ -292,7 +301,7 @@ class Engine:
         findings = self._frame_findings(error, envelope)
         decision = self._decision(findings, [], [error.kind], [], started)
         decision.action = Action.BLOCK if not findings else decision.action
-        self.audit.record(decision, envelope)
+        self._record(decision, envelope)
         return decision
 
     def _frame_findings(self, error: FrameError, envelope: Envelope) -> list[Finding]:

@@ -12,12 +12,10 @@ import fnmatch
 import ipaddress
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
-from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import re2
 
-from elicitguard.checks import domains
 from elicitguard.checks import domains
 from elicitguard.engine.context import CheckContext
 from elicitguard.engine.models import MatchExpr

@@ -102,7 +102,9 @@ def envelope_from_dict(value: dict[str, Any], *, raw: bytes | None = None) -> En
     unknown = set(value) - _ENVELOPE_KEYS
     if unknown:
         # Key names are echoed only when they look like names: a key can hold anything.
-        names = ", ".join(sorted(k if _NAME.fullmatch(k) else "(a key that looks like data)" for k in unknown))
+        names = ", ".join(
+            sorted(k if _NAME.fullmatch(k) else "(a key that looks like data)" for k in unknown)
+        )
         msg = f"unknown envelope key(s) {names}; accepted: {', '.join(sorted(_ENVELOPE_KEYS))}"
         raise FrameError("bad_envelope", msg)
     direction = value.get("direction")

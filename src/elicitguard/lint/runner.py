@@ -208,7 +208,9 @@ def _method(message: dict[str, Any], decision: Decision) -> str | None:
 def _safe_id(value: Any) -> Any:
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**63 else str(value)
+    if isinstance(value, float):
         return value
     if isinstance(value, str):
         return value[:64]

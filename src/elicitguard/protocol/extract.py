@@ -447,6 +447,7 @@ def _input_required(
     else:
         chain_key = None
     chain = ChainState(method, era)
+    items[0].facts["chain_key"] = chain_key  # integrations remember removed entries there
     if not isinstance(requests, dict):
         if chain_key is not None:
             state.chains.put(chain_key, chain)

@@ -145,7 +145,7 @@ def chain_key_for_request(method: str | None, params: object) -> str:
     name: Any = None
     arguments: Any = None
     if isinstance(params, dict):
-        name = params.get("name", params.get("uri"))
+        name = params.get("name", params.get("uri", params.get("taskId")))
         arguments = params.get("arguments")
     try:
         blob = orjson.dumps([method, name, arguments], option=orjson.OPT_SORT_KEYS)
