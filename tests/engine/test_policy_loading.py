@@ -265,3 +265,27 @@ def test_bad_regex_in_match_is_refused(tmp_path: Path) -> None:
     with pytest.raises(RuleSpecError) as info:
         load_policy(path, environ={})
     assert "RE2" in str(info.value)
+
+
+@pytest.mark.parametrize("entry", ["300.1.1.1/8", "host name with spaces", "http://x.example", "-bad-.example"])
+def test_host_lists_are_validated(tmp_path: Path, entry: str) -> None:
+    """A host list entry that is neither a host, a *.suffix, an IP nor a CIDR is an error with its line."""
+    path = write(tmp_path, "p.yaml", f"lists:\n  dev_hosts:\n    - localhost\n    - '{entry}'\n")
+    with pytest.raises(RuleSpecError) as info:
+        load_policy(path, environ={})
+    assert ":4:" in str(info.value)
+
+
+def test_host_lists_accept_names_patterns_ips_and_cidrs(tmp_path: Path) -> None:
+    """The documented forms all load."""
+    path = write(tmp_path, "p.yaml", "lists:\n  dev_hosts: [localhost, '*.corp.example', 10.0.0.0/8, '::1', bücher.example]\n")
+    assert "10.0.0.0/8" in load_policy(path, environ={}).lists["dev_hosts"]
+
+
+def test_rule_glob_that_matches_nothing_is_an_error(tmp_path: Path) -> None:
+    """A glob must select at least one rule (a typo otherwise silently does nothing)."""
+    path = write(tmp_path, "p.yaml", "rules:\n  'EG8*': {action: warn}\n")
+    with pytest.raises(RuleSpecError) as info:
+        load_policy(path, environ={})
+    assert "matches no rule" in str(info.value)
+    assert ":2:" in str(info.value)

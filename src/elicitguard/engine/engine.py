@@ -97,6 +97,7 @@ class Engine:
             else open_sink(self.policy.audit_sink, self.policy.audit_file)
         )
         self.audit = AuditLog(sink, self.keys)
+        self._counters = self.audit.counters
         self.default_era = normalise_version(default_era)
         self.unknown_era_messages = 0
         self._today = dt.date.today()
@@ -130,7 +131,7 @@ class Engine:
         except Exception as exc:
             return self._engine_failure(envelope, exc, started)
         if not items:
-            self.audit.count_fast_path()
+            self._counters["fast_path"] += 1
             return self._fast
         findings: list[Finding] = []
         suppressed: list[Suppressed] = []

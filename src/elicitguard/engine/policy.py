@@ -17,7 +17,9 @@ import datetime as dt
 import difflib
 import fnmatch
 import hashlib
+import ipaddress
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +56,10 @@ __all__ = [
 ]
 
 PRESETS = ("default", "strict", "dev", "monitor", "passthrough")
+#: Lists whose entries are hosts (names, ``*.suffix``, IPs, CIDRs), validated at load.
+HOST_LISTS = frozenset({"dev_hosts", "protected_domains", "allowed_hosts", "server_domains"})
+_CODE_GLOB = re.compile(r"[A-Z0-9*?]+")
+_LABEL = re.compile(r"(?!-)[a-z0-9\u0080-\U0010ffff_-]{1,63}(?<!-)")
 MAX_EXTENDS_DEPTH = 4
 DEFAULT_LISTS: dict[str, tuple[str, ...]] = {
     "dev_hosts": ("localhost", "127.0.0.0/8", "::1"),
@@ -361,6 +367,13 @@ def _apply_overrides(
 ) -> None:
     globs = sorted((k for k in overrides if any(c in k for c in "*?[")), key=len)
     exact = [k for k in overrides if k not in globs]
+    for key in globs:
+        if not _CODE_GLOB.fullmatch(key) or not any(fnmatch.fnmatchcase(c, key) for c in by_code):
+            msg = (
+                f"rule glob {key!r} matches no rule; write a code such as EG102 or a glob "
+                "such as 'EG1*' (capitals, digits, * and ?)"
+            )
+            raise RuleSpecError(msg, file=layer.file, line=layer.lines.get((*path, key)))
     for key in exact:
         if key not in by_code:
             suggestion = suggest_code(key, list(by_code))
@@ -565,9 +578,40 @@ def _lists(layers: list[Layer], env: str) -> dict[str, tuple[str, ...]]:
             sources.append(overlay.lists)
         for lists in sources:
             for name, values in lists.items():
+                if name in HOST_LISTS or name.endswith("_hosts"):
+                    _check_hosts(name, values, layer)
                 target = merged.setdefault(name, [])
                 target.extend(v for v in values if v not in target)
     return {k: tuple(v) for k, v in merged.items()}
+
+
+def _check_hosts(name: str, values: list[str], layer: Layer) -> None:
+    """Host lists hold host names, ``*.suffix`` patterns, IP addresses or CIDRs."""
+    for index, value in enumerate(values):
+        if _valid_host_entry(value):
+            continue
+        line = layer.lines.get(("lists", name, index)) or layer.lines.get(("lists", name))
+        msg = (
+            f"lists.{name}[{index}] is not a host name, '*.suffix', IP address or CIDR; "
+            "write e.g. localhost, '*.corp.example', 10.0.0.0/8 or '::1'"
+        )
+        raise RuleSpecError(msg, file=layer.file, line=line)
+
+
+def _valid_host_entry(value: str) -> bool:
+    text = value.strip().lower().rstrip(".")
+    if not text:
+        return False
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        pass
+    else:
+        return True
+    if "/" in text:
+        return False
+    host = text[2:] if text.startswith("*.") else text
+    return all(_LABEL.fullmatch(label) for label in host.split("."))
 
 
 def _exceptions(layers: list[Layer], env: str) -> list[PolicyException]:

@@ -7,12 +7,33 @@ server (never ``serverInfo``, which a server says about itself).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 __all__ = ["Direction", "Envelope", "Side", "Transport"]
+
+class _EmptyMapping(Mapping[str, Any]):
+    """A read-only, hashable empty mapping: the shared default for headers and location."""
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and not other
+
+
+_EMPTY: Mapping[str, Any] = _EmptyMapping()
 
 
 class Direction(StrEnum):
@@ -52,10 +73,10 @@ class Envelope:
     side: Side = Side.CAPTURE
     transport: Transport | None = None
     session: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = _EMPTY
     principal: Any = None
     server: str | None = None
     ts: str | None = None
     protocol_version: str | None = None
     raw: bytes | None = None
-    location: Mapping[str, Any] = field(default_factory=dict)
+    location: Mapping[str, Any] = _EMPTY

@@ -45,8 +45,10 @@ class BoundedMap(Generic[K, V]):
         data = self._data
         if key in data:
             data.move_to_end(key)
+            data[key] = value
+            return
         data[key] = value
-        while len(data) > self.limit:
+        if len(data) > self.limit:
             data.popitem(last=False)
             self.evictions += 1
 

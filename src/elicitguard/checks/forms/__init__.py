@@ -32,6 +32,7 @@ __all__ = [
     "SENSITIVE_CLASSES",
     "FieldVerdict",
     "MessageAsk",
+    "can_hold",
     "classify_form",
     "message_asks_for_secret",
 ]
@@ -113,6 +114,22 @@ def classify_form(
             verdict = _allowed(verdict)
         verdicts.append(verdict)
     return verdicts
+
+
+_NUMERIC_SECRETS = frozenset(("password", "otp", "cvv", "card_number"))
+
+
+def can_hold(prop: Mapping[str, object], secret_class: str) -> bool:
+    """Whether a user can type a value of ``secret_class`` into the property ``prop``.
+
+    A message that asks for an API key cannot be answered through a checkbox or a choice
+    among fixed options; a number field can carry only numeric secrets (PIN, code, CVV,
+    card number); an ``email``/``date``/``uri`` string cannot carry any.
+    """
+    kind = shape_of(prop).kind
+    if kind == "text":
+        return True
+    return kind == "number" and secret_class in _NUMERIC_SECRETS
 
 
 def _allowed(verdict: FieldVerdict) -> FieldVerdict:

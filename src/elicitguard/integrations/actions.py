@@ -1,0 +1,617 @@
+"""Acting on decisions: what an integration does with a message once the engine decided.
+
+Every integration (stdio proxy, HTTP proxy, ASGI middleware, the ``mcp`` SDK client and
+server wrappers) funnels traffic through this one module, so that a block looks the same on
+every wire and in both eras (DESIGN.md "Decisions in traffic").
+
+The API
+=======
+
+``Relay(engine, side=..., transport=..., server=...)`` is the usual entry point::
+
+    relay = Relay(engine, side=Side.PROXY, transport=Transport.STDIO, server="github")
+    outcome = relay.inspect(line_bytes, Direction.SERVER_TO_CLIENT, session="stdio")
+    match outcome:
+        case Forward():         send the original bytes on, unchanged (never re-serialised)
+        case Replace(message):  send ``outcome.to_bytes()`` on instead, same direction
+        case Reply(message):    send ``outcome.to_bytes()`` back to the sender; forward nothing
+        case Drop():            send nothing (``outcome.jsonrpc_id`` may name a request that
+                                the receiver now waits for in vain: fail it, see below)
+
+``inspect`` takes bytes (parsed here with the policy's size and depth limits) or an already
+parsed ``dict`` (SDK integrations); it evaluates and then calls :func:`act`.
+``act(decision, envelope, policy=..., state=...)`` is the pure second half, for callers that
+evaluate themselves. Every outcome carries the :class:`Decision` (``None`` on the fast
+path) so that a host can say why something was blocked; ``Outcome.close`` asks the caller
+to close the connection (``limits.bad_frames: close``).
+
+What each decision does (``monitor`` mode: always :class:`Forward`)
+------------------------------------------------------------------
+* a blocked pushed ``elicitation/create``: :class:`Reply` with a JSON-RPC error
+  (``on_block.push_error_code``, default -31001, ``data.elicitguard = {codes,
+  decision_id}``); on the client side the reply is the result ``{"action":
+  on_block.client}`` instead;
+* blocked entries of an ``inputRequests`` map: :class:`Replace` with those entries removed,
+  the keys remembered in the round's chain state; the matching retry gets ``{"action":
+  "decline"}`` (client side: ``on_block.client``) added for each removed key; when no entry is
+  left the client gets the JSON-RPC error instead;
+* ``redact`` on an answer removes the offending non-required keys of ``content``
+  (``Finding.field``); when a required key would go, the answer becomes ``decline``; on a
+  form request it removes non-required offending properties from ``requestedSchema``, else
+  the request is blocked;
+* a blocked answer becomes ``decline``; any other blocked request gets the JSON-RPC error
+  back, a blocked response becomes that error for the waiting peer, a blocked notification
+  is dropped;
+* ``requestState`` is never altered, and a message nobody changed is never re-serialised;
+* a frame that cannot be parsed is never forwarded: a request whose id can be recovered
+  gets a ``-32700`` error back, anything else is dropped (with the recovered id, if any).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from elicitguard.engine.decision import Action, Decision, Finding
+from elicitguard.engine.engine import Engine
+from elicitguard.engine.policy import Policy
+from elicitguard.errors import FrameError
+from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
+from elicitguard.protocol.items import Item, ItemKind
+from elicitguard.protocol.parsing import parse_frame
+from elicitguard.protocol.session import SessionState
+
+__all__ = [
+    "PARSE_ERROR",
+    "Drop",
+    "Forward",
+    "Outcome",
+    "Relay",
+    "Replace",
+    "Reply",
+    "act",
+    "blocked_error",
+    "dumps",
+    "error_response",
+    "recover_id",
+]
+
+PARSE_ERROR = -32700
+_NO_ID = object()
+
+
+# --- outcomes -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Forward:
+    """Send the message on unchanged: its original bytes, never a re-serialisation."""
+
+    decision: Decision | None = None
+    close: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Replace:
+    """Send ``message`` on instead of the original, in the same direction."""
+
+    message: dict[str, Any]
+    decision: Decision | None = None
+    close: bool = False
+
+    def to_bytes(self) -> bytes:
+        """The replacement as compact JSON (no trailing newline)."""
+        return dumps(self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """Forward nothing; send ``message`` back to whoever sent the original."""
+
+    message: dict[str, Any]
+    decision: Decision | None = None
+    close: bool = False
+
+    def to_bytes(self) -> bytes:
+        """The reply as compact JSON (no trailing newline)."""
+        return dumps(self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """Send nothing. ``jsonrpc_id`` is an id recovered from an unparseable frame, if any."""
+
+    reason: str
+    decision: Decision | None = None
+    close: bool = False
+    jsonrpc_id: Any = None
+
+
+Outcome = Forward | Replace | Reply | Drop
+
+
+def dumps(message: Mapping[str, Any]) -> bytes:
+    """Serialise a message; the standard library takes what orjson refuses.
+
+    orjson refuses lone surrogates and integers past 64 bits; both are valid JSON and may sit
+    in a value elicitguard must pass on unchanged (an id, ``requestState``).
+    """
+    try:
+        return orjson.dumps(message)
+    except TypeError:
+        text = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
+        return text.encode("ascii")
+
+
+def error_response(jsonrpc_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    """A JSON-RPC error response."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": jsonrpc_id, "error": error}
+
+
+def blocked_error(jsonrpc_id: Any, decision: Decision, policy: Policy) -> dict[str, Any]:
+    """The error a block produces: the policy's code and ``data.elicitguard``.
+
+    The message names rule codes only, never anything from the blocked message.
+    """
+    codes = list(decision.codes)
+    text = "Blocked by elicitguard policy" + (f" ({', '.join(codes)})" if codes else "")
+    data = {"elicitguard": {"codes": codes, "decision_id": decision.decision_id}}
+    return error_response(jsonrpc_id, policy.push_error_code, text, data)
+
+
+# --- acting ---------------------------------------------------------------------------------
+
+
+def act(
+    decision: Decision,
+    envelope: Envelope,
+    *,
+    policy: Policy,
+    state: SessionState | None = None,
+) -> Outcome:
+    """What to do with ``envelope`` given ``decision`` (see the module docstring).
+
+    ``state`` is the session state the decision was made in; it holds the chain state where
+    removed ``inputRequests`` keys are remembered. Without it nothing is remembered and no
+    ``decline`` is added to retries.
+    """
+    if decision.fast_path or not decision.enforced:
+        return Forward(decision)
+    return _Actor(decision, envelope, policy, state).run()
+
+
+@dataclass(slots=True)
+class _Scope:
+    """A part of a message that can be acted on alone (an entry, an answer)."""
+
+    pointer: str
+    item: Item
+    kind: str  # "request_entry" | "error_entry" | "answer" | "response_entry"
+    key: str | None = None
+    actions: list[Finding] = field(default_factory=list)
+
+
+class _Actor:
+    """One application of a decision to one message."""
+
+    def __init__(
+        self, decision: Decision, envelope: Envelope, policy: Policy, state: SessionState | None
+    ) -> None:
+        self.decision = decision
+        self.envelope = envelope
+        self.message = envelope.message
+        self.policy = policy
+        self.state = state
+        self.client_side = envelope.side is Side.CLIENT
+        self.refusal = policy.on_block_client if self.client_side else "decline"
+
+    # The message as a whole ------------------------------------------------------------------
+
+    def run(self) -> Outcome:
+        items = [i for i in self.decision.items if isinstance(i, Item)]
+        scopes = _scopes(items)
+        whole = Action.ALLOW
+        loose: list[Finding] = []
+        for finding in self.decision.findings:
+            if finding.action.rank < Action.REDACT.rank:
+                continue
+            scope = _owner(scopes, finding.pointer)
+            if scope is not None:
+                scope.actions.append(finding)
+                continue
+            loose.append(finding)
+            if finding.action.rank > whole.rank:
+                whole = finding.action
+        if whole is Action.BLOCK:
+            return self._block_whole()
+        document = copy.deepcopy(self.message)
+        try:
+            changed = bool(loose) and self._redact_whole(document, items, loose)
+            removed: list[str] = []
+            for scope in scopes:
+                if not scope.actions:
+                    continue
+                if not self._redact_scope(document, scope) and not self._block_scope(
+                    document, scope, removed
+                ):
+                    raise _BlockWhole
+                changed = True
+            if removed:
+                self._remember(document, items, removed)
+                if self._nothing_left(document, items):
+                    raise _BlockWhole
+            changed = self._add_declines(document, items) or changed
+        except _BlockWhole:
+            return self._block_whole()
+        if not changed:
+            return Forward(self.decision)
+        return Replace(document, self.decision)
+
+    def _block_whole(self) -> Outcome:
+        msg = self.message
+        jsonrpc_id = msg.get("id", _NO_ID)
+        method = msg.get("method")
+        if isinstance(method, str):
+            if jsonrpc_id is _NO_ID:
+                return Drop("blocked notification", self.decision)
+            if self.client_side and method == "elicitation/create":
+                result = {"action": self.policy.on_block_client}
+                return Reply({"jsonrpc": "2.0", "id": jsonrpc_id, "result": result}, self.decision)
+            return Reply(blocked_error(jsonrpc_id, self.decision, self.policy), self.decision)
+        if jsonrpc_id is _NO_ID:
+            return Drop("blocked message without id", self.decision)
+        if self.envelope.direction is Direction.CLIENT_TO_SERVER and _is_answer(self.decision):
+            # A blocked answer to the server's elicitation becomes a refusal.
+            answer = {"action": self.refusal}
+            return Replace({"jsonrpc": "2.0", "id": jsonrpc_id, "result": answer}, self.decision)
+        return Replace(blocked_error(jsonrpc_id, self.decision, self.policy), self.decision)
+
+    def _redact_whole(
+        self, document: dict[str, Any], items: list[Item], findings: list[Finding]
+    ) -> bool:
+        """Redact findings outside every entry: they apply to the pushed request or answer."""
+        targets = [i for i in items if i.kind in _REDACTABLE and _scope_kind(i) is None]
+        if not targets:
+            raise _BlockWhole  # nothing here can be redacted: fail closed
+        for item in targets:
+            scope = _Scope(item.pointer, item, "whole", actions=findings)
+            if self._redact_scope(document, scope):
+                continue
+            if item.kind is not ItemKind.ELICIT_RESULT:
+                raise _BlockWhole
+            _set(document, item.pointer, {"action": self.refusal})
+        return True
+
+    # One scope -------------------------------------------------------------------------------
+
+    def _redact_scope(self, message: dict[str, Any], scope: _Scope) -> bool:
+        """Remove offending keys; False when that cannot be done (a required key, no field)."""
+        fields = {f.field for f in scope.actions if f.action is Action.REDACT}
+        if None in fields or any(f.action is Action.BLOCK for f in scope.actions):
+            return False
+        target = _get(message, scope.item.pointer)
+        if not isinstance(target, dict):
+            return False
+        if scope.item.kind is ItemKind.ELICIT_RESULT:
+            schema = scope.item.schema
+            required = _required(schema)
+            if fields & required:
+                _set(message, scope.item.pointer, {"action": self.refusal})
+                return True
+            content = target.get("content")
+            if isinstance(content, dict):
+                for name in fields:
+                    content.pop(name, None)
+            return True
+        if scope.item.kind is ItemKind.FORM_REQUEST:
+            schema = target.get("requestedSchema")
+            if not isinstance(schema, dict) or fields & _required(schema):
+                return False
+            properties = schema.get("properties")
+            if isinstance(properties, dict):
+                for name in fields:
+                    properties.pop(name, None)
+            return True
+        return False
+
+    def _block_scope(self, message: dict[str, Any], scope: _Scope, removed: list[str]) -> bool:
+        """Remove or refuse one entry; False when the whole message must go instead."""
+        if scope.kind == "request_entry" and scope.key is not None:
+            holder = _get(message, scope.pointer.rsplit("/", 1)[0])
+            if isinstance(holder, dict):
+                holder.pop(scope.key, None)
+                removed.append(scope.key)
+                return True
+            return False
+        if scope.kind == "answer":
+            _set(message, scope.item.pointer, {"action": self.refusal})
+            return True
+        if scope.kind == "error_entry":
+            _set(message, scope.pointer, None)  # compacted in _after_removal
+            removed.append(scope.pointer)
+            return True
+        return False
+
+    def _remember(self, document: dict[str, Any], items: list[Item], removed: list[str]) -> None:
+        """Keep removed ``inputRequests`` keys for the retry; compact a -32042 list."""
+        keys = [k for k in removed if not k.startswith("/")]
+        if keys and self.state is not None:
+            chain_key = next(
+                (i.facts.get("chain_key") for i in items if i.kind is ItemKind.INPUT_REQUIRED),
+                None,
+            )
+            chain = self.state.chains.get(chain_key) if isinstance(chain_key, str) else None
+            if chain is not None:
+                chain.removed.update(keys)
+        error = document.get("error")
+        data = error.get("data") if isinstance(error, dict) else None
+        if isinstance(data, dict) and isinstance(data.get("elicitations"), list):
+            data["elicitations"] = [e for e in data["elicitations"] if e is not None]
+
+    def _add_declines(self, message: dict[str, Any], items: list[Item]) -> bool:
+        """On a retry, answer each entry the guard removed from the round it retries."""
+        retry = next((i for i in items if i.kind is ItemKind.RETRY), None)
+        if retry is None:
+            return False
+        chain = retry.facts.get("chain")
+        removed = getattr(chain, "removed", None)
+        if not removed:
+            return False
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return False
+        responses = params.get("inputResponses")
+        if responses is None:
+            responses = params["inputResponses"] = {}
+        if not isinstance(responses, dict):
+            return False
+        changed = False
+        for key in sorted(removed):
+            if key not in responses:
+                responses[key] = {"action": self.refusal}
+                changed = True
+        return changed
+
+    def _nothing_left(self, document: dict[str, Any], items: list[Item]) -> bool:
+        """True when removing blocked entries left the peer nothing to act on."""
+        for item in items:
+            if item.kind is ItemKind.INPUT_REQUIRED:
+                holder = _get(document, item.pointer)
+                return not (isinstance(holder, dict) and holder.get("inputRequests"))
+        error = document.get("error")
+        data = error.get("data") if isinstance(error, dict) else None
+        return not (isinstance(data, dict) and data.get("elicitations"))
+
+
+class _BlockWhole(Exception):
+    """Raised inside an actor when a part cannot be acted on alone."""
+
+
+_REDACTABLE = frozenset({ItemKind.ELICIT_RESULT, ItemKind.FORM_REQUEST})
+
+
+def _is_answer(decision: Decision) -> bool:
+    """True for a client's answer to an elicitation (not a task handle)."""
+    kinds = {i.kind for i in decision.items if isinstance(i, Item)}
+    return ItemKind.ELICIT_RESULT in kinds and ItemKind.TASK_CREATED not in kinds
+
+
+def _scope_kind(item: Item) -> str | None:
+    if item.facts.get("embedded") and item.input_key is not None:
+        return "request_entry"
+    if item.facts.get("in_error"):
+        return "error_entry"
+    if item.kind is ItemKind.ELICIT_RESULT and item.input_key is not None:
+        return "answer"
+    return None
+
+
+def _scopes(items: list[Item]) -> list[_Scope]:
+    scopes: list[_Scope] = []
+    for item in items:
+        kind = _scope_kind(item)
+        if kind == "request_entry":
+            pointer = item.pointer.removesuffix("/params")
+            scopes.append(_Scope(pointer, item, kind, item.input_key))
+        elif kind == "error_entry":
+            scopes.append(_Scope(item.pointer, item, kind))
+        elif kind == "answer":
+            pointer = item.pointer.removesuffix("/result")
+            scopes.append(_Scope(pointer, item, kind, item.input_key))
+    return scopes
+
+
+def _owner(scopes: list[_Scope], pointer: str) -> _Scope | None:
+    for scope in scopes:
+        if pointer == scope.pointer or pointer.startswith(scope.pointer + "/"):
+            return scope
+    return None
+
+
+def _required(schema: Any) -> set[str]:
+    required = schema.get("required") if isinstance(schema, dict) else None
+    return {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
+
+
+def _tokens(pointer: str) -> list[str]:
+    if not pointer:
+        return []
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+
+
+def _get(document: Any, pointer: str) -> Any:
+    node = document
+    for token in _tokens(pointer):
+        if isinstance(node, dict):
+            node = node.get(token)
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
+def _set(document: Any, pointer: str, value: Any) -> None:
+    tokens = _tokens(pointer)
+    if not tokens:
+        return
+    parent = document
+    for token in tokens[:-1]:
+        if isinstance(parent, dict):
+            parent = parent.get(token)
+        elif isinstance(parent, list) and token.isdigit() and int(token) < len(parent):
+            parent = parent[int(token)]
+        else:
+            return
+    last = tokens[-1]
+    if isinstance(parent, dict):
+        parent[last] = value
+    elif isinstance(parent, list) and last.isdigit() and int(last) < len(parent):
+        parent[int(last)] = value
+
+
+# --- unparseable frames ---------------------------------------------------------------------
+
+_ID = re.compile(rb'"id"\s*:\s*(-?[0-9]{1,19}(?![0-9.eE])|"(?:[^"\\\x00-\x1f]|\\.){0,256}")')
+_METHOD = re.compile(rb'"method"\s*:\s*"')
+_SCAN = 8192
+
+
+def recover_id(raw: bytes) -> tuple[Any, bool]:
+    """An id found near the start of a broken frame, and whether it looks like a request.
+
+    Returns ``(None, False)`` when no id can be recovered. Only the first
+    kilobytes are looked at: an id comes early in every frame an SDK writes.
+    """
+    head = raw[:_SCAN]
+    found = _ID.search(head)
+    if found is None:
+        return None, False
+    token = found.group(1)
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return None, False
+    return value, _METHOD.search(head) is not None
+
+
+# --- the relay ------------------------------------------------------------------------------
+
+
+class Relay:
+    """Evaluates and acts for one integration point (one side, one transport, one server).
+
+    Thread-compatible, not thread-safe: use one per event loop. ``bad_frames`` counts frames
+    that could not be parsed.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        side: Side = Side.PROXY,
+        transport: Transport | None = None,
+        server: str | None = None,
+    ) -> None:
+        self.engine = engine
+        self.policy = engine.policy
+        self.side = side
+        self.transport = transport
+        self.server = server
+        self.bad_frames = 0
+
+    def envelope(
+        self,
+        message: dict[str, Any],
+        direction: Direction,
+        *,
+        raw: bytes | None = None,
+        session: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        protocol_version: str | None = None,
+        principal: Any = None,
+    ) -> Envelope:
+        """An envelope with this relay's side, transport and server name."""
+        return Envelope(
+            message=message,
+            direction=direction,
+            side=self.side,
+            transport=self.transport,
+            session=session,
+            headers=dict(headers or {}),
+            principal=principal,
+            server=self.server,
+            protocol_version=protocol_version,
+            raw=raw,
+        )
+
+    def inspect(
+        self,
+        data: bytes | dict[str, Any],
+        direction: Direction,
+        *,
+        session: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        protocol_version: str | None = None,
+        principal: Any = None,
+    ) -> Outcome:
+        """Evaluate one message (bytes or a parsed object) and decide what to send."""
+        raw = data if isinstance(data, bytes) else None
+        if isinstance(data, dict):
+            message = data
+        else:
+            try:
+                message = parse_frame(
+                    data,
+                    max_bytes=self.policy.limits.max_message_bytes,
+                    max_depth=self.policy.limits.max_depth,
+                )
+            except FrameError as exc:
+                return self.bad_frame(data, exc, direction, session=session)
+        envelope = self.envelope(
+            message,
+            direction,
+            raw=raw,
+            session=session,
+            headers=headers,
+            protocol_version=protocol_version,
+            principal=principal,
+        )
+        decision = self.engine.evaluate(envelope)
+        if decision.fast_path:
+            return Forward(decision)
+        state = self.engine.store.get(session or "")
+        return act(decision, envelope, policy=self.policy, state=state)
+
+    def bad_frame(
+        self, raw: bytes, error: FrameError, direction: Direction, *, session: str | None = None
+    ) -> Outcome:
+        """A frame that could not be parsed: audited, never forwarded."""
+        self.bad_frames += 1
+        envelope = self.envelope({}, direction, session=session)
+        decision = self.engine.frame_decision(error, envelope)
+        close = self.policy.limits.bad_frames == "close"
+        jsonrpc_id, is_request = recover_id(raw)
+        if jsonrpc_id is not None and is_request:
+            reply = error_response(
+                jsonrpc_id,
+                PARSE_ERROR,
+                f"elicitguard could not use this message: {error.kind}",
+                {
+                    "elicitguard": {
+                        "codes": list(decision.codes),
+                        "decision_id": decision.decision_id,
+                    }
+                },
+            )
+            return Reply(reply, decision, close)
+        return Drop(f"unparseable frame: {error.kind}", decision, close, jsonrpc_id)
