@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
-__all__ = ["integration_required", "require", "require_module"]
+__all__ = ["integration_required", "require", "require_file", "require_module"]
 
 
 def integration_required() -> bool:
@@ -40,3 +41,10 @@ def require_module(name: str) -> None:
         __import__(name)
     except ImportError:
         _missing(f"Python module {name} is not installed")
+
+
+def require_file(path: Path, what: str) -> Path:
+    """``path`` when it exists (a tool installed by ``.ci/run``); skip or fail otherwise."""
+    if not path.exists():
+        _missing(f"{what} is not installed at {path} (.ci/run installs it)")
+    return path

@@ -43,13 +43,27 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"elicitguard {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    lint = sub.add_parser("lint", help="lint captured MCP traffic (envelope JSONL)")
+    lint = sub.add_parser("lint", help="lint captured MCP traffic (JSONL or HAR)")
     lint.add_argument(
         "paths", nargs="+", type=Path, metavar="PATH", help="capture files or folders"
     )
     _policy_args(lint)
     lint.add_argument("--protocol-version", help="era for messages whose version is unknown")
-    lint.add_argument("--format", choices=("text", "json"), default="text")
+    lint.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    lint.add_argument(
+        "--input-format",
+        choices=("auto", "envelope", "jsonrpc", "har"),
+        default="auto",
+        help="capture format (auto: .har by extension, else sniff the first line)",
+    )
+    lint.add_argument(
+        "--server-name", help="the server's name for captures that do not name it (raw, HAR)"
+    )
+    lint.add_argument(
+        "--sarif-category",
+        default="elicitguard",
+        help="SARIF automationDetails.id prefix: one category per capture set",
+    )
     lint.add_argument("--output", type=Path, help="write the report here instead of stdout")
     lint.add_argument(
         "--fail-on",
@@ -138,7 +152,9 @@ def _capture_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
+            files.extend(
+                sorted(p for p in path.rglob("*") if p.suffix in (".jsonl", ".har") and p.is_file())
+            )
         else:
             files.append(path)
     return files
@@ -157,7 +173,7 @@ def _lint(args: argparse.Namespace) -> int:
             print(f"elicitguard: cannot open {path}: no such file", file=sys.stderr)
             return EXIT_ERROR
     if not files:
-        print("elicitguard: no capture files (*.jsonl) found", file=sys.stderr)
+        print("elicitguard: no capture files (*.jsonl, *.har) found", file=sys.stderr)
         return EXIT_ERROR
     policy = load_policy(
         args.policy, env=args.env, select=_codes(args.select), ignore=_codes(args.ignore)
@@ -166,7 +182,8 @@ def _lint(args: argparse.Namespace) -> int:
     engine = Engine(policy, audit=sink, default_era=args.protocol_version)
     progress, finish = _progress(files)
     try:
-        result = Linter(engine).lint_paths(files, progress)
+        linter = Linter(engine, input_format=args.input_format, server_name=args.server_name)
+        result = linter.lint_paths(files, progress)
     except OSError as exc:
         print(f"elicitguard: cannot read input: {exc.strerror}", file=sys.stderr)
         return EXIT_ERROR
@@ -174,8 +191,13 @@ def _lint(args: argparse.Namespace) -> int:
         finish()
         engine.close()
     out: IO[str]
-    if args.format == "json":
-        data = render_json(result)
+    if args.format in ("json", "sarif"):
+        if args.format == "sarif":
+            from elicitguard.lint.sarif import render_sarif
+
+            data = render_sarif(result, engine.policy, category=args.sarif_category)
+        else:
+            data = render_json(result)
         if args.output:
             args.output.write_bytes(data)
         else:

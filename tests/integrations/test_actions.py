@@ -300,7 +300,7 @@ def test_redact_in_a_retry_touches_only_that_answer(tmp_path: Path) -> None:
 
 def test_unparseable_request_with_an_id_gets_an_error_back() -> None:
     """A broken frame is never forwarded; a request whose id is readable gets -32700."""
-    relay, stream = relay_for()
+    relay, _ = relay_for()
     outcome = relay.inspect(b'{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{', C2S)
     assert isinstance(outcome, Reply)
     assert outcome.message["id"] == 12

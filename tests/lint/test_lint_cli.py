@@ -26,6 +26,30 @@ PLANTED: dict[str, set[tuple[int, str]]] = {
         (8, "EG101"),
         (8, "EG107"),
     },
+    # Form mode (EG2xx) in seven languages: examples/traffic/form-scenarios.yaml.
+    "2025-11-25-form-benign.jsonl": set(),
+    "2026-07-28-form-benign.jsonl": set(),
+    "2025-11-25-form-secrets.jsonl": {
+        (5, "EG201"),  # GitHub token field (en)
+        (6, "EG204"),  # ... answered with a token
+        (9, "EG201"),  # 银行卡号 and 安全码 (zh-Hans)
+        (13, "EG201"),  # generic field ...
+        (13, "EG206"),  # ... and "Bitte geben Sie Ihr Passwort ein" (de)
+        (17, "EG201"),  # APIキー (ja) ...
+        (17, "EG205"),  # ... with a key as its default
+        (21, "EG203"),  # Numéro de sécurité sociale (fr)
+        (26, "EG204"),  # database URL with a password pasted into notes
+    },
+    "2026-07-28-form-secrets.jsonl": {
+        (2, "EG201"),  # 存取權杖 (zh-Hant) next to a harmless entry
+        (3, "EG204"),  # ... answered with a token
+        (6, "EG201"),  # Mot de passe (fr)
+        (10, "EG201"),  # generic field ...
+        (10, "EG206"),  # ... and "Please paste your recovery phrase" (en)
+        (11, "EG204"),  # ... answered with twelve seed words
+        (14, "EG205"),  # enum value with a database URL (es)
+        (19, "EG204"),  # a bearer JWT typed into a name field (de form)
+    },
 }
 
 
@@ -111,10 +135,13 @@ def test_bad_lines_are_errors_and_linting_goes_on(
         *good,
     ]
     path = tmp_path / "mixed.jsonl"
-    path.write_text("\n".join(lines) + "\n")
+    path.write_bytes(
+        ("\n".join(lines) + "\n").encode()
+        + b'{"direction": "client_to_server", "message": {"a": "\x00\xff"}}\n'
+    )
     code, report = lint_json(capsys, str(path))
     assert code == 1
-    assert [e["line"] for e in report["errors"]] == [1, 2, 3, 4, 5, 6]
+    assert [e["line"] for e in report["errors"]] == [1, 2, 3, 4, 5, 6, len(lines) + 1]
     codes = {(f["line"], f["code"]) for f in report["findings"]}
     assert (1, "EG904") in codes
     assert (6, "EG905") in codes

@@ -20,7 +20,7 @@ from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.envelope import Envelope
 from elicitguard.protocol.items import Item, ItemKind
 
-__all__ = ["AuditLog", "decision_record"]
+__all__ = ["AuditLog", "decision_record", "safe_jsonrpc_id"]
 
 MAX_ID_CHARS = 64
 
@@ -91,7 +91,7 @@ def decision_record(
         "principal": _principal(principal, keys),
         "server": envelope.server,
         "method": method,
-        "jsonrpc_id": _jsonrpc_id(message.get("id")),
+        "jsonrpc_id": safe_jsonrpc_id(message.get("id")),
         "elicitation": [_item_meta(i) for i in items if i.is_elicitation],
         "action": decision.action.value,
         "enforced": decision.enforced,
@@ -115,7 +115,8 @@ def decision_record(
     }
 
 
-def _jsonrpc_id(value: Any) -> Any:
+def safe_jsonrpc_id(value: Any) -> Any:
+    """A JSON-RPC id fit for a record: numbers as they are (text past 64 bits), strings cut."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):

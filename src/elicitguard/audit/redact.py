@@ -44,6 +44,8 @@ SENSITIVE_KEYS = frozenset(
         "default",
         "arguments",
         "inputresponses",
+        "structuredcontent",
+        "contents",
     }
 )
 
@@ -66,6 +68,15 @@ class Redactor:
     def finds_secret(self, text: str) -> bool:
         """True when the scanner recognises a secret anywhere in ``text``."""
         return bool(self._scan(text))
+
+    def keep_shape(self, value: Any) -> Any:
+        """Like calling the redactor, but a sensitive key keeps its value's structure.
+
+        Recordings are linted later: an answer's ``content`` must stay an object with the
+        same keys and JSON types for the shape rules to judge it, while every leaf under a
+        sensitive key is replaced (strings by the marker, numbers by 0, booleans by false).
+        """
+        return _keep_shape(value, self._scan)
 
 
 #: Keys whose values elicitguard itself generates (ids, hashes, times): never scanned.
@@ -94,6 +105,42 @@ def redact_value(value: Any, scan: Callable[[str], list[tuple[int, int]]] = _no_
     if isinstance(value, str):
         return _mask(value, scan)
     return value
+
+
+#: Sensitive keys that hold answers rather than values: their sensitive parts are deeper.
+_STRUCTURAL = frozenset({"inputresponses"})
+
+
+def _keep_shape(value: Any, scan: Callable[[str], list[tuple[int, int]]]) -> Any:
+    if isinstance(value, Mapping):
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            key = str(k).lower()
+            if key in SENSITIVE_KEYS and key not in _STRUCTURAL and v is not None:
+                out[k] = _blank(v)
+            else:
+                out[k] = _keep_shape(v, scan)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_keep_shape(v, scan) for v in value]
+    if isinstance(value, str):
+        return _mask(value, scan)
+    return value
+
+
+def _blank(value: Any) -> Any:
+    """Every leaf of ``value`` replaced, containers and JSON types kept."""
+    if isinstance(value, Mapping):
+        return {k: _blank(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_blank(v) for v in value]
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return 0
+    if value is None:
+        return None
+    return REDACTED
 
 
 def _mask(text: str, scan: Callable[[str], list[tuple[int, int]]]) -> str:

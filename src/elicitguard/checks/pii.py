@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import importlib
 import ipaddress
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import phonenumbers
 from stdnum import iban as _iban
@@ -370,8 +371,6 @@ _NATIONAL_IDS: Final = (
 
 @functools.cache
 def _validator(module: str) -> Callable[[str], bool] | None:
-    import importlib
-
     try:
         loaded = importlib.import_module(module)
     except ImportError:
@@ -380,11 +379,13 @@ def _validator(module: str) -> Callable[[str], bool] | None:
     return check if callable(check) else None
 
 
+_CONTEXT_FREE_IDS: Final = tuple(spec for spec in _NATIONAL_IDS if not spec.needs_context)
+
+
 def _national_ids(value: str, context: str | None) -> Iterator[PiiMatch]:
     seen: set[str] = set()
-    for spec in _NATIONAL_IDS:
-        if spec.needs_context and context not in {"national_id", "ssn"}:
-            continue
+    specs = _NATIONAL_IDS if context in {"national_id", "ssn"} else _CONTEXT_FREE_IDS
+    for spec in specs:
         validate = _validator(spec.module)
         if validate is None:
             continue
@@ -456,6 +457,23 @@ _DETECTORS: Final[tuple[Callable[[str, str | None], Iterator[PiiMatch]], ...]] =
     _context_only,
 )
 _MAX_VALUE: Final = 4096
+_UUID_RE: Final = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z"
+)
+
+
+def _min_width(pattern: re.Pattern[str]) -> int:
+    parser: Any = importlib.import_module("re._parser")  # private: only its width is used
+    return int(parser.parse(pattern.pattern).getwidth()[0])
+
+
+# The shortest match of the detectors that need no key context, ``@`` or ``+``.
+_MIN_NUMBER_SHAPE: Final = min(
+    _min_width(p)
+    for p in (_IBAN_RE, _CARD_RE, _SSN_DASHED_RE, *(s.pattern for s in _CONTEXT_FREE_IDS))
+)
+_ASCII_ALNUM_RE: Final = re.compile(r"[A-Za-z0-9]")
+_ASCII_DIGIT_RE: Final = re.compile(r"[0-9]")
 
 
 @functools.lru_cache(maxsize=16384)
@@ -478,8 +496,23 @@ def scan_pii(value: str, key_name: str | None = None) -> list[PiiMatch]:
     Values under id-like keys (``*_id``, ``page``, ``timestamp``) are checked for emails
     only, so that order numbers and snowflake ids are never read as cards or phones.
     """
-    if not value or len(value) > _MAX_VALUE or not any(c.isalnum() for c in value):
+    if not value or len(value) > _MAX_VALUE:
         return []
-    if not any(c.isdigit() for c in value) and "@" not in value and pii_context(key_name) is None:
+    if value.isascii():
+        # Same tests as below, in C: most URL components are short ASCII.
+        has_alnum = _ASCII_ALNUM_RE.search(value) is not None
+        has_digit = has_alnum and _ASCII_DIGIT_RE.search(value) is not None
+    else:
+        has_alnum = any(c.isalnum() for c in value)
+        has_digit = any(c.isdigit() for c in value)
+    if not has_alnum:
+        return []
+    plain = "@" not in value and pii_context(key_name) is None
+    if plain and not has_digit:
+        return []
+    # Without a telling key, an ``@`` or a ``+`` only the number-shaped detectors run, and
+    # none matches in fewer characters than the shortest of them or inside a canonical
+    # UUID (an identifier, never personal data).
+    if plain and "+" not in value and (len(value) < _MIN_NUMBER_SHAPE or _UUID_RE.match(value)):
         return []
     return list(_scan_cached(value, key_name))

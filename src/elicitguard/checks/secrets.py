@@ -27,8 +27,10 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import importlib
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -42,8 +44,11 @@ __all__ = [
     "CatalogueEntry",
     "SecretMatch",
     "catalogue",
+    "could_match",
     "is_placeholder",
     "is_secret_key_name",
+    "keyword_prefilter",
+    "keywordless_min_length",
     "normalize_key_name",
     "scan_text",
     "scan_value",
@@ -93,6 +98,8 @@ class CatalogueEntry:
     confidence: str
     whole_url: bool
     source: str
+    min_length: int = 0
+    requires: tuple[tuple[str, ...], ...] = ()
 
 
 # --------------------------------------------------------------------------- catalogue
@@ -102,6 +109,24 @@ def _wrap(body: str, boundary: str | None) -> str:
     if boundary == "none":
         return f"(?P<m>{body})"
     return f"(?:^|{_BOUNDARY})(?P<m>{body})(?:{_BOUNDARY}|$)"
+
+
+# The standard library's regex parser (private, untyped): only its width computation is used.
+_sre_parser: Any = importlib.import_module("re._parser")
+
+
+def _min_width(regex: str) -> int:
+    """The fewest characters any match of ``regex`` has (0 when that cannot be worked out).
+
+    Computed with the standard library's regex parser, which reads this RE2 subset; a text
+    shorter than this cannot hold a match, so the scanner skips the regex (an exact
+    prefilter, and the only one keyword-less formats have).
+    """
+    try:
+        low, _high = _sre_parser.parse(regex).getwidth()
+    except Exception:  # any syntax it cannot read means "no prefilter"
+        return 0
+    return int(low)
 
 
 def _entry(raw: Mapping[str, Any]) -> CatalogueEntry:
@@ -118,6 +143,8 @@ def _entry(raw: Mapping[str, Any]) -> CatalogueEntry:
         confidence=str(raw.get("confidence", "high")),
         whole_url=bool(raw.get("whole_url", False)),
         source=str(raw.get("source", "")),
+        min_length=_min_width(regex),
+        requires=tuple(tuple(str(item).split("|")) for item in raw.get("requires", ())),
     )
 
 
@@ -155,6 +182,11 @@ class _Compiled:
                 self.by_keyword.setdefault(keyword, []).append(index)
         self.regexes = [re2.compile(e.wrapped, options) for e in entries]
         self.whole_url = frozenset(i for i, e in enumerate(entries) if e.whole_url)
+        # Whole-URL formats are few and their keywords long: plain substring tests on the
+        # lower-cased URL decide them faster than a pass of the full keyword set.
+        self.whole_url_keywords = tuple(
+            (keyword, i) for i in sorted(self.whole_url) for keyword in entries[i].keywords
+        )
 
     def candidates(self, lowered: str) -> list[int]:
         """Formats whose keyword occurs in ``lowered``: one linear pass over the text."""
@@ -162,6 +194,33 @@ class _Compiled:
         found = {i for k in hits for i in self.by_keyword[self.keywords[k]]}
         found.update(self.always)
         return sorted(found)
+
+    def keywords_in(self, lowered: str) -> tuple[str, ...]:
+        """The keywords that occur in ``lowered`` (one linear pass)."""
+        hits = self.keyword_set.Match(lowered) or []
+        return tuple(self.keywords[k] for k in sorted(hits))
+
+    def candidates_among(self, lowered: str, keywords: tuple[str, ...]) -> list[int]:
+        """:meth:`candidates` for a text whose keywords are among ``keywords``.
+
+        ``keywords`` come from :meth:`keywords_in` over a text that contains ``lowered``
+        (all components of one URL joined by NUL, which no keyword contains), so plain
+        substring tests on that short list give exactly the same candidates.
+        """
+        if not keywords:
+            return self.always
+        found = {i for k in keywords if k in lowered for i in self.by_keyword[k]}
+        if not found:
+            return self.always
+        found.update(self.always)
+        return sorted(found)
+
+    def viable(self, index: int, text: str) -> bool:
+        """False when ``text`` is too short for the format or lacks a required literal."""
+        entry = self.entries[index]
+        if len(text) < entry.min_length:
+            return False
+        return all(any(literal in text for literal in group) for group in entry.requires)
 
 
 @functools.cache
@@ -172,15 +231,19 @@ def _compiled() -> _Compiled:
 # --------------------------------------------------------------------------- small helpers
 
 
+_XLOGX: Final = tuple([0.0] + [c * math.log2(c) for c in range(1, 4097)])
+
+
 def shannon_entropy(value: str) -> float:
     """Shannon entropy of ``value`` in bits per character (0.0 for the empty string)."""
     if not value:
         return 0.0
-    counts: dict[str, int] = {}
-    for char in value:
-        counts[char] = counts.get(char, 0) + 1
     size = len(value)
-    return -sum(c / size * math.log2(c / size) for c in counts.values())
+    counts = Counter(value).values()
+    if size < len(_XLOGX):
+        # H = log2(n) - sum(c * log2(c)) / n, with c * log2(c) looked up (hot path).
+        return max(0.0, math.log2(size) - math.fsum(map(_XLOGX.__getitem__, counts)) / size)
+    return -sum(c / size * math.log2(c / size) for c in counts)
 
 
 def _b64decode(text: str) -> bytes | None:
@@ -312,15 +375,22 @@ _SEQUENCES: Final = (
 _SEQUENCE_TEXT: Final = "|".join(_SEQUENCES)
 
 
+_NOT_ALNUM_LOWER_RE: Final = re.compile(r"[^0-9a-z]")
+_WORD_SPLIT_RE: Final = re.compile(r"[^a-z0-9]+")
+
+
 def _is_sequential(value: str) -> bool:
-    core = re.sub(r"[^0-9a-z]", "", value.lower())
+    core = _NOT_ALNUM_LOWER_RE.sub("", value.lower())
     if len(core) < 6:
         return False
     if core in _SEQUENCE_TEXT:
         return True
     # ``abcdefghijklmnopqrstuvwxyz0123456789``-style fillers: two runs glued together.
+    # A prefix that is not in the text has no longer prefix in it either: stop there.
     for cut in range(3, len(core) - 2):
-        if core[:cut] in _SEQUENCE_TEXT and core[cut:] in _SEQUENCE_TEXT:
+        if core[:cut] not in _SEQUENCE_TEXT:
+            return False
+        if core[cut:] in _SEQUENCE_TEXT:
             return True
     return False
 
@@ -328,12 +398,17 @@ def _is_sequential(value: str) -> bool:
 def _is_repetitive(value: str) -> bool:
     if len(value) < 4:
         return False
-    if len(set(value)) <= 2:
-        return True
-    for size in range(1, min(8, len(value) // 3) + 1):
-        unit = value[:size]
-        if (unit * (len(value) // size + 1))[: len(value)] == value:
+    rest = value.replace(value[0], "")
+    if not rest or not rest.replace(rest[0], ""):
+        return True  # at most two distinct characters
+    # ``value`` repeats a unit of ``size`` characters exactly when it has that period,
+    # i.e. ``value[size:] == value[:-size]``; a period needs ``value[size] == value[0]``.
+    limit = min(8, len(value) // 3)
+    size = value.find(value[0], 1, limit + 1)
+    while size != -1:
+        if value[size:] == value[:-size]:
             return True
+        size = value.find(value[0], size + 1, limit + 1)
     return False
 
 
@@ -351,9 +426,9 @@ def is_placeholder(value: str) -> bool:
     lowered = text.lower()
     if _TEMPLATE_RE.match(text) or _TEMPLATE_INSIDE_RE.search(text) or _MASK_RE.match(text):
         return True
-    if any(marker in lowered for marker in _PLACEHOLDER_SUBSTRINGS):
+    if any(map(lowered.__contains__, _PLACEHOLDER_SUBSTRINGS)):
         return True
-    words = [w for w in re.split(r"[^a-z0-9]+", lowered) if w]
+    words = [w for w in _WORD_SPLIT_RE.split(lowered) if w]
     if words and all(w in _PLACEHOLDER_WORDS for w in words):
         return True
     return _is_repetitive(text) or _is_sequential(text)
@@ -702,9 +777,12 @@ _PATH_OR_URL_RE: Final = re.compile(r"^(?:[~/.]|[a-z][a-z0-9+.-]*://)", re.IGNOR
 _FILE_OR_PATH_RE: Final = re.compile(r"(?:^|/)[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}$")
 
 
+_WORD_PATH_PART_RE: Final = re.compile(r"[a-z0-9._-]*")
+
+
 def _word_path(text: str) -> bool:
     parts = text.split("/")
-    return len(parts) >= 3 and all(re.fullmatch(r"[a-z0-9._-]*", p) for p in parts)
+    return len(parts) >= 3 and all(_WORD_PATH_PART_RE.fullmatch(p) for p in parts)
 
 
 def _password_like(normal: str) -> bool:
@@ -811,9 +889,12 @@ def _judge(entry: CatalogueEntry, match: Any, regex: Any, secret: str) -> str | 
     return entry.confidence
 
 
+_TAIL_SPLIT_RE: Final = re.compile(r"[_.-]")
+
+
 def _filler_tail(secret: str) -> bool:
     """``ghp_xxxx…`` or ``sk_live_abcdef…``: a real prefix in front of filler."""
-    tail = re.split(r"[_.-]", secret)[-1]
+    tail = _TAIL_SPLIT_RE.split(secret)[-1]
     return len(tail) >= 8 and (_is_repetitive(tail) or _is_sequential(tail))
 
 
@@ -850,9 +931,15 @@ def _scan(text: str, only: frozenset[int] | None) -> list[SecretMatch]:
         return []
     compiled = _compiled()
     text = text[:_MAX_SCAN_CHARS]
+    return _run_candidates(compiled, compiled.candidates(text.lower()), text, only)
+
+
+def _run_candidates(
+    compiled: _Compiled, candidates: Iterable[int], text: str, only: frozenset[int] | None
+) -> list[SecretMatch]:
     found: list[SecretMatch] = []
-    for index in compiled.candidates(text.lower()):
-        if only is None or index in only:
+    for index in candidates:
+        if (only is None or index in only) and compiled.viable(index, text):
             found.extend(_run(compiled.entries[index], compiled.regexes[index], text))
     return _dedupe(found) if len(found) > 1 else found
 
@@ -864,16 +951,35 @@ def scan_text(text: str) -> list[SecretMatch]:
 
 def scan_whole_urls(text: str) -> list[SecretMatch]:
     """Only the formats that span a whole URL (chat and automation webhooks)."""
-    return _scan(text, _compiled().whole_url)
+    if len(text) < 8:
+        return []
+    compiled = _compiled()
+    text = text[:_MAX_SCAN_CHARS]
+    lowered = text.lower()
+    found = {index for keyword, index in compiled.whole_url_keywords if keyword in lowered}
+    if not found:
+        return []
+    return _run_candidates(compiled, sorted(found), text, compiled.whole_url)
 
 
 _JWT_BENIGN_KEYS: Final = frozenset({"state", "nonce", "request", "relay_state", "id_token_hint"})
 
 
-@functools.lru_cache(maxsize=16384)
-def _scan_value_cached(value: str, key_name: str | None) -> tuple[SecretMatch, ...]:
+def _scan_among(text: str, keywords: tuple[str, ...]) -> list[SecretMatch]:
+    """:func:`_scan` with the keyword pass already done over a text containing ``text``."""
+    if len(text) < 8:
+        return []
+    compiled = _compiled()
+    text = text[:_MAX_SCAN_CHARS]
+    return _run_candidates(compiled, compiled.candidates_among(text.lower(), keywords), text, None)
+
+
+def _scan_value_impl(
+    value: str, key_name: str | None, keywords: tuple[str, ...] | None
+) -> tuple[SecretMatch, ...]:
     normal = normalize_key_name(key_name) if key_name else ""
-    found = [m for m in _scan(value, None) if not (m.type == "jwt" and normal in _JWT_BENIGN_KEYS)]
+    scanned = _scan(value, None) if keywords is None else _scan_among(value, keywords)
+    found = [m for m in scanned if not (m.type == "jwt" and normal in _JWT_BENIGN_KEYS)]
     if found or not key_name or not is_secret_key_name(key_name):
         return tuple(found)
     confidence = _keyed_confidence(value, key_name)
@@ -883,14 +989,74 @@ def _scan_value_cached(value: str, key_name: str | None) -> tuple[SecretMatch, .
     return (SecretMatch(kind, 0, len(value), value, confidence),)
 
 
-def scan_value(value: str, key_name: str | None = None) -> list[SecretMatch]:
+@functools.lru_cache(maxsize=16384)
+def _scan_value_cached(value: str, key_name: str | None) -> tuple[SecretMatch, ...]:
+    return _scan_value_impl(value, key_name, None)
+
+
+@functools.cache
+def keywordless_min_length() -> int:
+    """The shortest value any keyword-less format can match (and never less than 8).
+
+    A value shorter than this, holding no catalogue keyword, cannot match any format.
+    """
+    compiled = _compiled()
+    lengths = [compiled.entries[i].min_length for i in compiled.always]
+    return max(8, min(lengths, default=1 << 30))
+
+
+def could_match(value: str, keywords: tuple[str, ...]) -> bool:
+    """False only when no catalogue format can match ``value`` (cheap and exact).
+
+    ``keywords`` is :func:`keyword_prefilter` over values that include this one. A format
+    can match only if its keyword occurs (or it needs none), ``value`` is at least as long
+    as its shortest match, and ``value`` holds the literals the format requires.
+    """
+    if len(value) < 8:
+        return False
+    known = _COULD_MATCH.get(value)
+    if known is not None:
+        return known
+    compiled = _compiled()
+    text = value[:_MAX_SCAN_CHARS]
+    candidates = compiled.candidates_among(text.lower(), keywords)
+    result = any(compiled.viable(index, text) for index in candidates)
+    if len(_COULD_MATCH) >= _COULD_MATCH_SIZE:
+        _COULD_MATCH.clear()
+    _COULD_MATCH[value] = result
+    return result
+
+
+# The answer depends on ``value`` alone (``keywords`` holds every keyword of ``value``), so
+# it is kept per value: hosts and path words recur across URLs. Cleared when full.
+_COULD_MATCH: dict[str, bool] = {}
+_COULD_MATCH_SIZE: Final = 16384
+
+
+def keyword_prefilter(values: Iterable[str]) -> tuple[str, ...]:
+    """The catalogue keywords that occur in any of ``values``, in one linear pass.
+
+    Pass the result to :func:`scan_value` as ``keywords=`` for each of those values: the
+    per-value keyword pass then becomes a few substring tests (most URLs hold no keyword
+    at all, and then no value runs a format regex beyond the keyword-less ones).
+    """
+    return _compiled().keywords_in("\x00".join(values).lower())
+
+
+def scan_value(
+    value: str, key_name: str | None = None, *, keywords: tuple[str, ...] | None = None
+) -> list[SecretMatch]:
     """Credentials in one value (a form answer, a URL component), using its key name.
 
     Catalogue formats are found whatever the key. When none is found and ``key_name`` is
     secret-bearing (``token``, ``api_key``, ``password``, ``session`` …), a non-placeholder
     value of plausible shape is reported as ``secret-under-key`` or ``password-under-key``.
     JWTs under ``state``/``nonce``/``request`` are signed OAuth state, not credentials.
+    ``keywords`` is :func:`keyword_prefilter` over a set of values that includes this one;
+    the result is the same, only faster (and not cached: such values are rarely seen twice).
     """
+    if keywords is not None:
+        return list(_scan_value_impl(value, key_name, keywords))
     if len(value) > _MAX_SCAN_CHARS:
         return list(_scan_value_cached.__wrapped__(value, key_name))
     return list(_scan_value_cached(value, key_name))

@@ -19,12 +19,16 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
-from elicitguard.checks.pii import scan_pii
+from elicitguard.checks.pii import pii_context, scan_pii
 from elicitguard.checks.secrets import (
     catalogue,
+    could_match,
     is_placeholder,
+    is_secret_key_name,
+    keyword_prefilter,
+    keywordless_min_length,
     normalize_key_name,
     scan_value,
     scan_whole_urls,
@@ -376,32 +380,53 @@ _HEX_RE: Final = re.compile(r"^[0-9a-f]+$", re.I)
 _OPAQUE_ALPHABET_RE: Final = re.compile(r"^[A-Za-z0-9_~.+/=-]+$")
 
 
+_ASCII_LOWER_RE: Final = re.compile(r"[a-z]")
+_ASCII_UPPER_RE: Final = re.compile(r"[A-Z]")
+_ASCII_DIGIT_RE: Final = re.compile(r"[0-9]")
+_ASCII_OTHER_RE: Final = re.compile(r"[^A-Za-z0-9]")
+
+
 def _estimated_bits(value: str) -> float:
+    """Bits of a random string of this length over the alphabet it uses (ASCII ``value``)."""
     if value.isdigit():
         return len(value) * math.log2(10)
     if _HEX_RE.match(value):
         return len(value) * 4.0
-    alphabet = 26 * (any(c.islower() for c in value) + any(c.isupper() for c in value))
-    alphabet += 10 * any(c.isdigit() for c in value) + 4 * any(not c.isalnum() for c in value)
+    alphabet = 26 * (
+        (_ASCII_LOWER_RE.search(value) is not None) + (_ASCII_UPPER_RE.search(value) is not None)
+    )
+    alphabet += 10 * (_ASCII_DIGIT_RE.search(value) is not None)
+    alphabet += 4 * (_ASCII_OTHER_RE.search(value) is not None)
     return len(value) * math.log2(max(alphabet, 2))
+
+
+_HANDLE_SPLIT_RE: Final = re.compile(r"[-_.~+/=]")
+_DIGIT_RE: Final = re.compile(r"[0-9]")
 
 
 @functools.lru_cache(maxsize=16384)
 def is_opaque_handle(value: str, min_bits: float = 64.0) -> bool:
-    """True for an unguessable random-looking handle (≥ 64 bits, not words, not a counter)."""
+    """True for an unguessable random-looking handle (≥ 64 bits, not words, not a counter).
+
+    Every test must pass, so the cheap ones run first and the placeholder test last.
+    """
     text = value.strip()
     if _UUID_RE.match(text):
         return True
-    if len(text) < 12 or not _OPAQUE_ALPHABET_RE.match(text) or is_placeholder(text):
+    if len(text) < 12 or not _OPAQUE_ALPHABET_RE.match(text):
         return False
-    parts = [p for p in re.split(r"[-_.~+/=]", text) if p]
+    parts = [p for p in _HANDLE_SPLIT_RE.split(text) if p]
     if all(p.isalpha() and p.islower() for p in parts) or (
         all(p.isalpha() for p in parts) and len(parts) > 1
     ):
         return False
-    if not any(c.isdigit() for c in text) and len(text) < 20:
+    # The alphabet test above makes ``text`` ASCII, so ``[0-9]`` is ``str.isdigit`` here.
+    if len(text) < 20 and not _DIGIT_RE.search(text):
         return False
-    return shannon_entropy(text) >= 3.0 and _estimated_bits(text) >= min_bits
+    # The alphabet test above makes ``text`` ASCII, as :func:`_estimated_bits` needs.
+    if _estimated_bits(text) < min_bits or shannon_entropy(text) < 3.0:
+        return False
+    return not is_placeholder(text)
 
 
 # --------------------------------------------------------------------------- EG305
@@ -435,32 +460,43 @@ def _param_location(parsed: ParsedUrl, name: str) -> str:
     return f"query:{name}"
 
 
+_FAMILIES: Final = (*_SIGNED, *_MAGIC)
+# Every family needs one parameter of its first group, so a URL none of whose parameter
+# names opens a family skips the table (most URLs: OAuth requests, connect pages).
+_FIRST_MARKERS: Final[dict[str, tuple[int, ...]]] = {
+    name: tuple(i for i, f in enumerate(_FAMILIES) if name in f.require[0])
+    for f in _FAMILIES
+    for name in f.require[0]
+}
+
+
 @functools.lru_cache(maxsize=8192)
 def _signed_family(parsed: ParsedUrl) -> tuple[_Family, str] | None:
     params = parsed.query_params()
     if not params:
         return None
-    for family in (*_SIGNED, *_MAGIC):
+    candidates = sorted(
+        {i for name in params if name in _FIRST_MARKERS for i in _FIRST_MARKERS[name]}
+    )
+    for index in candidates:
+        family = _FAMILIES[index]
         marker = _family_matches(family, params, parsed.host)
         if marker is not None:
             return family, marker
     return None
 
 
-def _one_time_param(parsed: ParsedUrl) -> UrlIssue | None:
-    for comp in parsed.components():
+def _one_time_param(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
+    for comp in parsed.parts:
         if comp.key is None or ">" in comp.location or not comp.value:
             continue
-        if normalize_key_name(comp.key).lstrip("_") in _ONE_TIME_KEYS and not is_placeholder(
-            comp.value
-        ):
+        if _key(comp.key).one_time and not is_placeholder(comp.value):
             detail = f"one-time login or reset token in parameter {comp.key!r}"
             return UrlIssue("one-time-link", comp.location, detail, comp.value)
     return None
 
 
-def _django_reset(parsed: ParsedUrl) -> UrlIssue | None:
-    segments = parsed.path_segments()
+def _django_reset(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
     for index, segment in enumerate(segments[:-2]):
         if segment.lower() in _RESET_WORDS and _DJANGO_TOKEN_RE.match(segments[index + 2]):
             return UrlIssue(
@@ -472,9 +508,8 @@ def _django_reset(parsed: ParsedUrl) -> UrlIssue | None:
     return None
 
 
-def _auth_path_link(parsed: ParsedUrl) -> UrlIssue | None:
+def _auth_path_link(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
     """Generic magic links: an auth word in the path plus a random handle after it."""
-    segments = parsed.path_segments()
     words = [i for i, s in enumerate(segments) if s.lower() in _AUTH_PATH_WORDS]
     if not words:
         return None
@@ -486,13 +521,9 @@ def _auth_path_link(parsed: ParsedUrl) -> UrlIssue | None:
                 "login, reset or invitation link with a random token in the path",
                 segments[index],
             )
-    for comp in parsed.components():
+    for comp in parsed.parts:
         top_level = comp.key is not None and ">" not in comp.location
-        if (
-            top_level
-            and (comp.key or "").lower() in _LINK_TOKEN_KEYS
-            and is_opaque_handle(comp.value, 48.0)
-        ):
+        if top_level and _key(comp.key or "").link_token and is_opaque_handle(comp.value, 48.0):
             return UrlIssue(
                 "magic-link",
                 comp.location,
@@ -511,8 +542,9 @@ def _preauth_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
         location = _param_location(parsed, marker)
         value = parsed.query_params().get(marker)
         return (UrlIssue(kind, location, f"{family.name} ({family.id})", value),)
+    segments = parsed.path_segments()
     for finder in (_one_time_param, _django_reset, _auth_path_link):
-        issue = finder(parsed)
+        issue = finder(parsed, segments)
         if issue is not None:
             return (issue,)
     return ()
@@ -574,11 +606,7 @@ def _oauth_code(comp: UrlComponent) -> UrlIssue | None:
     if comp.key is None or normalize_key_name(comp.key) not in _OAUTH_CODE_KEYS:
         return None
     value = comp.value.strip()
-    if (
-        len(value) < 8
-        or is_placeholder(value)
-        or (not re.search(r"[0-9]", value) and len(value) < 20)
-    ):
+    if len(value) < 8 or (len(value) < 20 and not _DIGIT_RE.search(value)) or is_placeholder(value):
         return None
     return UrlIssue(
         "oauth-code",
@@ -598,7 +626,9 @@ def _skip_for_signed(comp: UrlComponent, signed: bool) -> bool:
     )
 
 
-def _component_issues(comp: UrlComponent, signed: bool) -> list[UrlIssue]:
+def _component_issues(
+    comp: UrlComponent, signed: bool, keywords: tuple[str, ...]
+) -> list[UrlIssue]:
     if (comp.key is not None and comp.key.lower() == BIND_PARAM) or _skip_for_signed(comp, signed):
         return []
     if comp.location == "userinfo" and comp.key == "password":
@@ -610,7 +640,7 @@ def _component_issues(comp: UrlComponent, signed: bool) -> list[UrlIssue]:
             ]
         return []
     issues = []
-    for match in scan_value(comp.value, comp.key):
+    for match in scan_value(comp.value, comp.key, keywords=keywords):
         if match.confidence == "low":
             continue
         kind = "secret-key-name" if match.type.endswith("-under-key") else "known-secret-format"
@@ -636,8 +666,21 @@ def _dedupe(issues: list[UrlIssue]) -> list[UrlIssue]:
 def _credentials_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
     signed = _signed_family(parsed) is not None
     issues: list[UrlIssue] = []
-    for comp in parsed.components():
-        issues.extend(_component_issues(comp, signed))
+    components = parsed.parts
+    keywords = keyword_prefilter([comp.value for comp in components])
+    plain_max = keywordless_min_length()
+    for comp in components:
+        # Skip, exactly, what _component_issues would clear: an untelling key (or none)
+        # with a value too short for the catalogue, or holding none of the URL's keywords
+        # and shorter than every format that needs none. Most components are like this.
+        key = comp.key
+        if comp.location != "userinfo" and (key is None or not _key(key).telling):
+            size = len(comp.value)
+            if size < 8:
+                continue
+            if size < plain_max and (not keywords or not could_match(comp.value, keywords)):
+                continue
+        issues.extend(_component_issues(comp, signed, keywords))
     for match in scan_whole_urls(parsed.raw):
         issues.append(
             UrlIssue(
@@ -667,16 +710,31 @@ _PII_SKIP_KEYS: Final = frozenset(
 )
 
 
+def _has_digit(value: str) -> bool:
+    if value.isascii():
+        return _ASCII_DIGIT_RE.search(value) is not None
+    return any(c.isdigit() for c in value)
+
+
 @functools.lru_cache(maxsize=8192)
 def _pii_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
     issues: list[UrlIssue] = []
     seen: set[str] = set()
-    for comp in parsed.components():
-        if comp.location in {"host", "port"} or comp.location.endswith((">host", ">port")):
+    for comp in parsed.parts:
+        location = comp.location
+        if location in {"host", "port"} or location.endswith((">host", ">port")):
             continue
-        if comp.key is not None and comp.key.lower() in _PII_SKIP_KEYS:
+        telling = False
+        if comp.key is not None:
+            profile = _key(comp.key)
+            if profile.pii_skip:
+                continue
+            telling = profile.pii_context
+        value = comp.value
+        # scan_pii finds nothing without a digit, an ``@`` or a telling key: skip cheaply.
+        if not value or (not telling and "@" not in value and not _has_digit(value)):
             continue
-        for match in scan_pii(comp.value, comp.key):
+        for match in scan_pii(value, comp.key):
             if match.value in seen:
                 continue
             seen.add(match.value)
@@ -738,19 +796,53 @@ def binding_handle(parsed: ParsedUrl) -> bool:
     That is the ``eg_bind`` parameter with a value, a random opaque path segment, or a random
     value under a state- or handle-like key (``state``, ``flow_id``, ``elicitation_id`` …).
     """
-    for comp in parsed.components():
-        if ">" in comp.location:
+    for location, key, value in parsed.parts:
+        if ">" in location:
             continue
-        if comp.key is not None and comp.key.lower() == BIND_PARAM:
-            if comp.value.strip() and not is_placeholder(comp.value):
+        profile = _key(key) if key is not None else None
+        if profile is not None and profile.bind:
+            if value.strip() and not is_placeholder(value):
                 return True
             continue
-        if comp.location.startswith("path[") and is_opaque_handle(comp.value):
+        # is_opaque_handle needs 12 characters at least: test that before calling it.
+        if len(value) < 12:
+            continue
+        if location.startswith("path[") and is_opaque_handle(value):
             return True
-        if (
-            comp.key is not None
-            and normalize_key_name(comp.key) in _HANDLE_KEYS
-            and is_opaque_handle(comp.value)
-        ):
+        if profile is not None and profile.handle and is_opaque_handle(value):
             return True
     return False
+
+
+# --------------------------------------------------------------------------- key profiles
+
+
+class _Key(NamedTuple):
+    """What each check needs to know about one parameter name, decided once per name.
+
+    Parameter names repeat across URLs (``state``, ``client_id``, ``eg_bind``) while values
+    do not, so the loops above look a name up here instead of normalising it per check.
+    """
+
+    telling: bool  # EG303 may report its value without a catalogue format
+    bind: bool  # the eg_bind handle
+    pii_skip: bool  # EG304 never looks at it (OAuth state and handles)
+    pii_context: bool  # the name announces personal data (``email``, ``phone`` …)
+    handle: bool  # EG306: a state- or handle-like name
+    one_time: bool  # EG305: a one-time login or reset token name
+    link_token: bool  # EG305: a token name in a magic link
+
+
+@functools.lru_cache(maxsize=4096)
+def _key(name: str) -> _Key:
+    lower = name.lower()
+    normal = normalize_key_name(name)
+    return _Key(
+        telling=is_secret_key_name(name) or normal in _OAUTH_CODE_KEYS,
+        bind=lower == BIND_PARAM,
+        pii_skip=lower in _PII_SKIP_KEYS,
+        pii_context=pii_context(name) is not None,
+        handle=normal in _HANDLE_KEYS,
+        one_time=normal.lstrip("_") in _ONE_TIME_KEYS,
+        link_token=lower in _LINK_TOKEN_KEYS,
+    )

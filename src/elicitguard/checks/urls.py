@@ -29,9 +29,8 @@ import functools
 import ipaddress
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 from urllib.parse import unquote
 
 import orjson
@@ -50,23 +49,32 @@ __all__ = [
 _MAX_CACHED_URL: Final = 8192
 _MAX_COMPONENTS: Final = 512
 _NESTED_JSON_DEPTH: Final = 3
+_COMMON_SCHEMES: Final = frozenset({"https", "http"})
 _AUTHORITY_SCHEMES: Final = frozenset(
     {"http", "https", "ws", "wss", "ftp", "ftps", "sftp", "ssh", "git", "file"}
 )
 
 
-@dataclass(frozen=True, slots=True)
-class UrlComponent:
-    """One decoded piece of a URL: a stable label, the key if any, and the value."""
+class UrlComponent(NamedTuple):
+    """One decoded piece of a URL: a stable label, the key if any, and the value.
+
+    A named tuple rather than a frozen dataclass: a URL yields a dozen of these and building
+    a frozen dataclass costs three ``object.__setattr__`` calls each (URL analysis is on the
+    hot path of every URL-mode request).
+    """
 
     location: str
     key: str | None
     value: str
 
 
-@dataclass(frozen=True, eq=False)
-class ParsedUrl:
-    """A URL split into decoded components; built by :func:`parse_url` only."""
+class ParsedUrl(NamedTuple):
+    """A URL split into decoded components; built by :func:`parse_url` only.
+
+    An immutable named tuple (building one is a fifth of the cost of the frozen dataclass
+    it replaced, and a URL-mode request builds one per URL). Equality and hashing use the
+    raw URL only; the repr shows scheme, host and problems, never userinfo, path or query.
+    """
 
     raw: str
     scheme: str
@@ -79,13 +87,22 @@ class ParsedUrl:
     fragment: str | None
     problems: tuple[str, ...]
     has_authority: bool
-    _components: tuple[UrlComponent, ...] = field(repr=False)
+    parts: tuple[UrlComponent, ...]  # every decoded component in order
 
     def __hash__(self) -> int:
         return hash(self.raw)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ParsedUrl) and other.raw == self.raw
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __repr__(self) -> str:
+        return (
+            f"ParsedUrl(scheme={self.scheme!r}, host={self.host!r}, port={self.port!r}, "
+            f"problems={self.problems!r}, parts=<{len(self.parts)}>)"
+        )
 
     @property
     def valid(self) -> bool:
@@ -94,12 +111,12 @@ class ParsedUrl:
 
     def components(self) -> Iterator[UrlComponent]:
         """Every decoded component, nested ones labelled ``outer>inner``."""
-        return iter(self._components)
+        return iter(self.parts)
 
     def query_params(self) -> dict[str, str]:
         """Top-level query and fragment parameters, lower-cased keys (first value wins)."""
         params: dict[str, str] = {}
-        for comp in self._components:
+        for comp in self.parts:
             top_level = comp.key is not None and ">" not in comp.location
             if top_level and comp.location.startswith(("query:", "fragment:")):
                 params.setdefault((comp.key or "").lower(), comp.value)
@@ -199,14 +216,25 @@ _PORT_RE: Final = re.compile(r"^[0-9]{1,5}$")
 _SCHEME_IN_VALUE_RE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{1,20}://")
 _DOUBLE_ENCODED_URL_RE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{1,20}%3[Aa]%2[Ff]%2[Ff]")
 _B64_RE: Final = re.compile(r"^[A-Za-z0-9_\-+/]{12,}={0,2}$")
+# The first base64 character fixes the top six bits of the first byte: ``{`` gives ``e``,
+# ``[`` gives ``W``, and the ASCII whitespace ``bytes.strip`` removes gives ``I``, ``C`` or
+# ``D``. Any other first character cannot decode to JSON, so nothing is decoded.
+_B64_JSON_FIRST: Final = frozenset("eWICD")
 
 
 def _decode(text: str) -> str:
     return unquote(text, errors="replace") if "%" in text else text
 
 
+_PAIR_SEP_RE: Final = re.compile(r"[&;]")
+
+
+def _pair_parts(text: str) -> list[str]:
+    return _PAIR_SEP_RE.split(text) if ";" in text and "&" not in text else text.split("&")
+
+
 def _split_pairs(text: str) -> Iterator[tuple[str, str]]:
-    for part in re.split(r"[&;]", text) if ";" in text and "&" not in text else text.split("&"):
+    for part in _pair_parts(text):
         if not part:
             continue
         key, _, value = part.partition("=")
@@ -214,7 +242,7 @@ def _split_pairs(text: str) -> Iterator[tuple[str, str]]:
 
 
 def _b64_json(value: str) -> Any:
-    if len(value) < 12 or not _B64_RE.match(value):
+    if len(value) < 12 or value[0] not in _B64_JSON_FIRST or not _B64_RE.match(value):
         return None
     padded = value + "=" * (-len(value) % 4)
     try:
@@ -251,11 +279,11 @@ def _json_components(data: Any, prefix: str, path: str, depth: int) -> Iterator[
 def _nested(location: str, value: str) -> Iterator[UrlComponent]:
     """Decode one level: a URL in a value, or base64url JSON in a value."""
     text = value.strip()
-    if _DOUBLE_ENCODED_URL_RE.match(text):
+    if "%3" in text and _DOUBLE_ENCODED_URL_RE.match(text):
         text = _decode(text)
-    if _SCHEME_IN_VALUE_RE.match(text):
+    if "://" in text and _SCHEME_IN_VALUE_RE.match(text):
         inner = _parse(text, nested=True)
-        for comp in inner._components:
+        for comp in inner.parts:
             yield UrlComponent(f"{location}>{comp.location}", comp.key, comp.value)
         return
     data = _b64_json(text)
@@ -263,48 +291,64 @@ def _nested(location: str, value: str) -> Iterator[UrlComponent]:
         yield from _json_components(data, location, "", 1)
 
 
-def _pairs_components(prefix: str, text: str, nested: bool) -> Iterator[UrlComponent]:
-    for key, value in _split_pairs(text):
-        location = f"{prefix}:{key}"
-        yield UrlComponent(location, key, value)
-        if not nested and value:
-            yield from _nested(location, value)
+def _could_nest(value: str) -> bool:
+    """Cheap test that :func:`_nested` might decode something (most values are plain)."""
+    if "://" in value or "%3" in value:
+        return True
+    if len(value) < 12:
+        return False
+    head = value.lstrip()
+    return bool(head) and head[0] in _B64_JSON_FIRST
 
 
-def _fragment_components(fragment: str, nested: bool) -> Iterator[UrlComponent]:
+# The component builders append to one list (no generators): a URL yields a dozen
+# components and this runs on every URL-mode request.
+
+
+def _add_pairs(out: list[UrlComponent], prefix: str, text: str, nested: bool) -> None:
+    """``key=value`` pairs of a query or fragment; ``prefix`` is ``"query:"`` or ``"fragment:"``."""
+    for part in _pair_parts(text):
+        if not part:
+            continue
+        key, _, value = part.partition("=")
+        if "%" in key:
+            key = unquote(key, errors="replace")
+        if "%" in value:
+            value = unquote(value, errors="replace")
+        location = prefix + key
+        out.append(tuple.__new__(UrlComponent, (location, key, value)))
+        if not nested and value and _could_nest(value):
+            out.extend(_nested(location, value))
+
+
+def _add_fragment(out: list[UrlComponent], fragment: str, nested: bool) -> None:
     route, mark, rest = fragment.partition("?")
     if mark:
         if route:
-            yield UrlComponent("fragment", None, _decode(route))
-        yield from _pairs_components("fragment", rest, nested)
+            out.append(UrlComponent("fragment", None, _decode(route)))
+        _add_pairs(out, "fragment:", rest, nested)
     elif "=" in fragment:
-        yield from _pairs_components("fragment", fragment, nested)
+        _add_pairs(out, "fragment:", fragment, nested)
     elif fragment:
-        yield UrlComponent("fragment", None, _decode(fragment))
+        out.append(UrlComponent("fragment", None, _decode(fragment)))
 
 
-def _path_components(path: str, nested: bool) -> Iterator[UrlComponent]:
-    for index, segment in enumerate(
-        path.split("/")[1:] if path.startswith("/") else path.split("/")
-    ):
+def _add_path(out: list[UrlComponent], path: str) -> None:
+    segments = path.split("/")
+    for index, segment in enumerate(segments[1:] if path.startswith("/") else segments):
         if not segment:
             continue
-        base, semi, params = segment.partition(";")
+        if ";" not in segment:
+            if "%" in segment:
+                segment = unquote(segment, errors="replace")
+            out.append(tuple.__new__(UrlComponent, (f"path[{index}]", None, segment)))
+            continue
+        base, _, params = segment.partition(";")
         label = f"path[{index}]"
         if base:
-            yield UrlComponent(label, None, _decode(base))
-        if semi:
-            for key, value in _split_pairs(params.replace(";", "&")):
-                yield UrlComponent(f"{label};{key}", key, value)
-
-
-def _authority_problems(authority: str) -> list[str]:
-    problems = []
-    if "\\" in authority:
-        problems.append("backslash-in-authority")
-    if authority.count("@") > 1:
-        problems.append("ambiguous-userinfo")
-    return problems
+            out.append(UrlComponent(label, None, _decode(base)))
+        for key, value in _split_pairs(params.replace(";", "&")):
+            out.append(UrlComponent(f"{label};{key}", key, value))
 
 
 def _host_problems(host: str, port_text: str | None) -> list[str]:
@@ -321,7 +365,7 @@ def _host_problems(host: str, port_text: str | None) -> list[str]:
         problems.append("bad-host")
     elif _NUMERIC_HOST_RE.match(host.rstrip(".")) and not _IPV4_DOTTED_RE.match(host.rstrip(".")):
         problems.append("ambiguous-ip")
-    elif any(ord(c) > 127 for c in host):
+    elif not host.isascii():
         try:
             host.encode("idna")
         except UnicodeError:
@@ -341,75 +385,93 @@ def _split_authority(authority: str) -> tuple[str | None, str, str | None]:
     return (userinfo if at else None), host, port
 
 
+@functools.lru_cache(maxsize=4096)
+def _host_info(host_decoded: str, port_text: str | None) -> tuple[str, int | None, tuple[str, ...]]:
+    """Normalised host, port and their problems; cached because hosts repeat across URLs."""
+    problems = tuple(_host_problems(host_decoded, port_text or None))
+    host = _strip_host(host_decoded) if not host_decoded.startswith("[") else host_decoded.lower()
+    port = None
+    if port_text and _PORT_RE.match(port_text) and int(port_text) <= 65535:
+        port = int(port_text)
+    return host, port, problems
+
+
 def _parse(url: str, *, nested: bool = False) -> ParsedUrl:
     problems: list[str] = []
     if _CONTROL_OR_SPACE_RE.search(url):
         problems.append("control-or-space")
-    if _BAD_PERCENT_RE.search(url):
+    if "%" in url and _BAD_PERCENT_RE.search(url):
         problems.append("bad-percent-encoding")
     match = _rfc3986.IRI_MATCHER.match(url.strip())
     assert match is not None  # the RFC 3986 Appendix B expression matches every string
     scheme_raw, authority, path, query, fragment = match.group(
         "scheme", "authority", "path", "query", "fragment"
     )
-    scheme = (scheme_raw or "").lower()
+    scheme = scheme_raw.lower() if scheme_raw else ""
     if not scheme:
         problems.append("not-absolute")
-    elif not _rfc3986.SCHEME_MATCHER.match(scheme):
+    elif scheme not in _COMMON_SCHEMES and not _rfc3986.SCHEME_MATCHER.match(scheme):
         problems.append("bad-scheme")
     user = password = None
     host = ""
     port: int | None = None
+    new = tuple.__new__
+    components: list[UrlComponent] = []
     if authority is not None:
-        problems.extend(_authority_problems(authority))
-        userinfo, host_raw, port_text = _split_authority(authority)
-        if userinfo is not None:
-            user_raw, colon, pass_raw = userinfo.partition(":")
-            user, password = _decode(user_raw), (_decode(pass_raw) if colon else None)
-        host_decoded = _decode(host_raw)
-        problems.extend(_host_problems(host_decoded, port_text or None))
-        host = (
-            _strip_host(host_decoded) if not host_decoded.startswith("[") else host_decoded.lower()
+        if "\\" in authority:
+            problems.append("backslash-in-authority")
+        if "@" in authority:
+            if authority.count("@") > 1:
+                problems.append("ambiguous-userinfo")
+            userinfo, host_raw, port_text = _split_authority(authority)
+            if userinfo is not None:
+                user_raw, colon, pass_raw = userinfo.partition(":")
+                user, password = _decode(user_raw), (_decode(pass_raw) if colon else None)
+                if user:
+                    components.append(new(UrlComponent, ("userinfo", "user", user)))
+                if password is not None:
+                    components.append(new(UrlComponent, ("userinfo", "password", password)))
+        else:
+            _, host_raw, port_text = _split_authority(authority)
+        host, port, host_problems = _host_info(
+            unquote(host_raw, errors="replace") if "%" in host_raw else host_raw, port_text
         )
-        if port_text and _PORT_RE.match(port_text) and int(port_text) <= 65535:
-            port = int(port_text)
+        problems.extend(host_problems)
+        if host:
+            components.append(new(UrlComponent, ("host", None, host)))
+        if port is not None:
+            components.append(new(UrlComponent, ("port", None, str(port))))
     elif scheme in _AUTHORITY_SCHEMES:
         problems.append("no-host")
-    if "\\" in path and scheme in _AUTHORITY_SCHEMES:
-        problems.append("backslash-in-authority" if path.startswith("\\") else "backslash-in-path")
-    components = list(_base_components(user, password, host, port))
-    components.extend(_path_components(path, nested))
+    if path:
+        if "\\" in path and scheme in _AUTHORITY_SCHEMES:
+            problems.append(
+                "backslash-in-authority" if path.startswith("\\") else "backslash-in-path"
+            )
+        _add_path(components, path)
     if query:
-        components.extend(_pairs_components("query", query, nested))
+        _add_pairs(components, "query:", query, nested)
     if fragment:
-        components.extend(_fragment_components(fragment, nested))
-    return ParsedUrl(
-        raw=url,
-        scheme=scheme,
-        host=host,
-        port=port,
-        user=user,
-        password=password,
-        path=path or "",
-        query=query,
-        fragment=fragment,
-        problems=tuple(dict.fromkeys(problems)),
-        has_authority=authority is not None,
-        _components=tuple(components[:_MAX_COMPONENTS]),
+        _add_fragment(components, fragment, nested)
+    return new(
+        ParsedUrl,
+        (
+            url,
+            scheme,
+            host,
+            port,
+            user,
+            password,
+            path or "",
+            query,
+            fragment,
+            tuple(dict.fromkeys(problems)) if problems else (),
+            authority is not None,
+            tuple(components)
+            if len(components) <= _MAX_COMPONENTS
+            else tuple(components[:_MAX_COMPONENTS]),
+        ),
     )
-
-
-def _base_components(
-    user: str | None, password: str | None, host: str, port: int | None
-) -> Iterator[UrlComponent]:
-    if user:
-        yield UrlComponent("userinfo", "user", user)
-    if password is not None:
-        yield UrlComponent("userinfo", "password", password)
-    if host:
-        yield UrlComponent("host", None, host)
-    if port is not None:
-        yield UrlComponent("port", None, str(port))
 
 
 @functools.lru_cache(maxsize=8192)

@@ -18,12 +18,18 @@ from elicitguard._resources import data_dir
 from elicitguard.audit.sink import AuditSink
 from elicitguard.engine.decision import Decision
 from elicitguard.engine.engine import Engine
-from elicitguard.engine.models import CaseEnvelope, CaseSpec
+from elicitguard.engine.models import CaseEnvelope, CaseSpec, InProcessSpec, PrincipalSpec
 from elicitguard.engine.policy import load_policy
 from elicitguard.engine.rules import LoadedRule, builtin_rules, load_cases, load_pack
 from elicitguard.errors import FrameError
+from elicitguard.identity.binding import binding_item
 from elicitguard.identity.keys import KeyRing
-from elicitguard.protocol.envelope import Direction, Envelope
+from elicitguard.identity.outbound import outbound_item
+from elicitguard.identity.principal import Principal
+from elicitguard.identity.tokens import token_fingerprint
+from elicitguard.identity.vault import CredentialVault
+from elicitguard.protocol.envelope import Direction, Envelope, Transport
+from elicitguard.protocol.items import Item
 from elicitguard.protocol.parsing import parse_frame
 from elicitguard.protocol.versions import (
     META_CLIENT_CAPABILITIES,
@@ -142,12 +148,18 @@ def evaluate_case(
         from elicitguard.engine.policy import _dispatch
 
         policy.dispatch = _dispatch(policy.rules)
+    keys = KeyRing.random()
     engine = Engine(
         policy,
         audit=AuditSink(io.StringIO()),
-        keys=KeyRing.random(),
+        keys=keys,
         default_era=case.protocol_version,
     )
+    if case.vault:
+        vault = CredentialVault()
+        for token in case.vault:
+            vault.register(token)
+        engine.services["vault"] = vault
     session = "case"
     for setup in build_envelopes(case):
         engine.evaluate(
@@ -158,7 +170,23 @@ def evaluate_case(
                 session=session,
                 server=setup.server or case.server,
                 protocol_version=setup.protocol_version or case.protocol_version,
+                transport=_transport(setup.transport or case.transport),
+                headers={k.lower(): v for k, v in setup.headers.items()},
+                principal=_principal(setup.principal, keys),
             )
+        )
+    principal = _principal(case.principal, keys)
+    if case.in_process is not None:
+        envelope = Envelope(
+            message={},
+            direction=case.direction,
+            side=case.side,
+            session=session,
+            server=case.server,
+            principal=principal,
+        )
+        return engine.evaluate_items(
+            envelope, [_in_process_item(case.in_process, keys, principal, policy.identity)]
         )
     if case.raw is not None:
         raw = case.raw.encode("utf-8", "surrogatepass")
@@ -185,7 +213,45 @@ def evaluate_case(
             server=case.server,
             protocol_version=case.protocol_version,
             raw=raw,
+            transport=_transport(case.transport),
+            headers={k.lower(): v for k, v in case.headers.items()},
+            principal=principal,
         )
+    )
+
+
+def _transport(name: str | None) -> Transport | None:
+    return Transport(name) if name is not None else None
+
+
+def _principal(spec: PrincipalSpec | None, keys: KeyRing) -> Principal | None:
+    """The verified principal a case describes (as a token verifier would have made it)."""
+    if spec is None:
+        return None
+    return Principal(
+        issuer=spec.iss,
+        subject=spec.sub,
+        audience=tuple(spec.aud),
+        scopes=tuple(spec.scopes),
+        token_fingerprint=token_fingerprint(keys, spec.token) if spec.token else "",
+    )
+
+
+def _in_process_item(
+    spec: InProcessSpec, keys: KeyRing, principal: Principal | None, identity: dict[str, Any]
+) -> Item:
+    """The item the egress guard or the URL binder would have built."""
+    data = spec.data
+    if spec.kind == "url_binding":
+        return binding_item(str(data.get("outcome", "ok")))
+    headers = data.get("headers") or {}
+    return outbound_item(
+        str(data.get("url", "")),
+        {str(k): str(v) for k, v in headers.items()},
+        keys=keys,
+        method=str(data.get("method", "GET")),
+        principal=principal,
+        audience=data.get("audience") or identity.get("audience"),
     )
 
 

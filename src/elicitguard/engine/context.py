@@ -29,6 +29,9 @@ class CheckContext:
     session: SessionState
     era: str | None
     cache: dict[str, Any] = field(default_factory=dict)
+    #: What the integration lends the checks beyond the message: the credential vault
+    #: (``vault``, EG603), the policy's ``identity`` settings (EG602). Read-only for checks.
+    services: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def server(self) -> str | None:

@@ -29,9 +29,30 @@ def _example(rule: LoadedRule) -> str:
             else f"elicitation capability `{json.dumps(example.client_elicitation)}`"
         )
         context.append(f"the client declared {declared}")
-    context.append(f"direction {example.direction.value}")
+    if example.side.value != "capture":
+        context.append(f"the {example.side.value} side")
+    if example.transport is not None:
+        context.append(f"{example.transport} transport")
+    if example.principal is not None:
+        context.append(f"the verified principal `{example.principal.sub}`")
+    if example.in_process is None:
+        context.append(f"direction {example.direction.value}")
     lines.append(f"With {', '.join(context)}:")
     lines.append("")
+    if example.headers:
+        lines.append("HTTP headers:")
+        lines.append("")
+        lines.append("```json")
+        lines.append(json.dumps(example.headers, indent=2, ensure_ascii=False))
+        lines.append("```")
+        lines.append("")
+    if example.in_process is not None:
+        lines.append(f"an in-process `{example.in_process.kind}` item:")
+        lines.append("")
+        lines.append("```json")
+        lines.append(json.dumps(example.in_process.data, indent=2, ensure_ascii=False))
+        lines.append("```")
+        return "\n".join(lines)
     for setup in example.setup:
         lines.append(f"after ({setup.direction.value}):")
         lines.append("")

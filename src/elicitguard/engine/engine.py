@@ -30,6 +30,7 @@ from elicitguard.engine.decision import (
     Severity,
     Suppressed,
 )
+from elicitguard.engine.ordinary import OrdinaryPlan
 from elicitguard.engine.policy import CompiledRule, Policy, load_policy
 from elicitguard.engine.state import MemoryStateStore, StateStore
 from elicitguard.errors import FrameError
@@ -38,6 +39,7 @@ from elicitguard.protocol.envelope import Envelope
 from elicitguard.protocol.extract import extract
 from elicitguard.protocol.items import Item
 from elicitguard.protocol.parsing import has_duplicate_keys
+from elicitguard.protocol.session import SessionState
 from elicitguard.protocol.versions import normalise_version
 
 __all__ = ["FRAME_ERROR_CODES", "Engine"]
@@ -97,6 +99,12 @@ class Engine:
             else open_sink(self.policy.audit_sink, self.policy.audit_file)
         )
         self.audit = AuditLog(sink, self.keys)
+        if self.policy.audit_chain and sink.enabled:
+            try:
+                sink.enable_chain(self.keys)  # refuses a random key: it must be verifiable
+            except Exception:
+                sink.close()
+                raise
         self._counters = self.audit.counters
         self.default_era = normalise_version(default_era)
         self.unknown_era_messages = 0
@@ -110,6 +118,14 @@ class Engine:
             enforced=self.policy.mode == "enforce",
             fast_path=True,
         )
+        #: What checks may use beyond the message (CheckContext.services): integrations add
+        #: theirs, e.g. the egress guard registers its credential vault as ``vault``.
+        self.services: dict[str, Any] = {
+            "identity": dict(self.policy.identity),
+            "limits": self.policy.limits,  # EG123 reads elicitations_per_minute
+            "rates": {},  # EG123's per-server windows (one engine, one set of windows)
+        }
+        self._ordinary = OrdinaryPlan(self.policy)
         for exception in self.policy.exceptions:
             if exception.expired(self._today):
                 self.audit.event(
@@ -130,13 +146,14 @@ class Engine:
             items = extract(envelope, state, self.default_era)
         except Exception as exc:
             return self._engine_failure(envelope, exc, started)
+        if self._ordinary.active:
+            items = self._ordinary.extend(envelope, items, state, self.default_era, self.services)
         if not items:
             self._counters["fast_path"] += 1
             return self._fast
         findings: list[Finding] = []
         suppressed: list[Suppressed] = []
         errors: list[str] = []
-        unknown_era = False
         if (
             envelope.raw is not None
             and any(i.is_elicitation for i in items)
@@ -147,9 +164,34 @@ class Engine:
                     FrameError("duplicate_keys", "an object repeats a key"), envelope
                 )
             )
+        self._run_items(envelope, state, items, findings, suppressed, errors)
+        decision = self._decision(findings, suppressed, errors, items, started)
+        if any(i.is_elicitation for i in items) or findings or suppressed:
+            self._record(decision, envelope)
+        else:
+            self.audit.count_fast_path()
+        return decision
+
+    def _run_items(
+        self,
+        envelope: Envelope,
+        state: SessionState,
+        items: list[Item],
+        findings: list[Finding],
+        suppressed: list[Suppressed],
+        errors: list[str],
+    ) -> None:
+        """Run every rule the policy dispatches for each item."""
         ctx = CheckContext(
-            envelope, self.policy.environment, envelope.side, self.policy.lists, state, items[0].era
+            envelope,
+            self.policy.environment,
+            envelope.side,
+            self.policy.lists,
+            state,
+            items[0].era,
+            services=self.services,
         )
+        unknown_era = False
         for item in items:
             ctx.era = item.era
             for rule in self.policy.rules_for(item.kind, envelope.side):
@@ -164,11 +206,24 @@ class Engine:
                 self._run_rule(rule, item, ctx, findings, suppressed, errors)
         if unknown_era:
             self.unknown_era_messages += 1
+
+    def evaluate_items(self, envelope: Envelope, items: list[Item]) -> Decision:
+        """Decide about items built in process rather than read from a message.
+
+        The egress guard (an ``outbound_call``) and the URL binder (a ``url_binding``) use
+        it; ``envelope`` carries the principal and the server name, its message may be empty.
+        A decision is recorded only when it has findings.
+        """
+        started = time.perf_counter_ns()
+        state = self.store.get(envelope.session or "")
+        findings: list[Finding] = []
+        suppressed: list[Suppressed] = []
+        errors: list[str] = []
+        if items:
+            self._run_items(envelope, state, items, findings, suppressed, errors)
         decision = self._decision(findings, suppressed, errors, items, started)
-        if any(i.is_elicitation for i in items) or findings or suppressed:
+        if findings or suppressed:
             self._record(decision, envelope)
-        else:
-            self.audit.count_fast_path()
         return decision
 
     def _record(self, decision: Decision, envelope: Envelope) -> None:

@@ -23,17 +23,20 @@ __all__ = [
     "AuditSpec",
     "CaseFile",
     "CaseSpec",
+    "ClientSpec",
     "Docs",
     "Environment",
     "EnvironmentOverlay",
     "ExceptionSpec",
     "ExceptionWhere",
     "IdentitySpec",
+    "InProcessSpec",
     "KeysSpec",
     "LimitsSpec",
     "MatchExpr",
     "OnBlockSpec",
     "PolicySpec",
+    "PrincipalSpec",
     "RuleOverride",
     "RuleSpec",
 ]
@@ -128,6 +131,32 @@ class AppliesTo(_Strict):
     directions: list[Direction | Literal["all"]] = ["all"]
 
 
+class PrincipalSpec(_Strict):
+    """A verified principal in a case, as a token verifier would have made it.
+
+    ``token`` is the bearer token it was verified from; only its keyed fingerprint is kept
+    (EG601 recognises it on an outbound call).
+    """
+
+    iss: str = "https://auth.example.com"
+    sub: str
+    aud: list[str] = Field(default_factory=list)
+    scopes: list[str] = Field(default_factory=list)
+    token: str | None = None
+
+
+class InProcessSpec(_Strict):
+    """An item a server builds in process instead of reading it from traffic.
+
+    ``outbound_call``: ``data`` is ``{method, url, headers}`` of an egress HTTP call (the
+    egress guard); ``url_binding``: ``data`` is ``{outcome}`` of a URL binding completion
+    (``ok``, ``expired``, ``reused``, ``unknown``, ``other_user``; the URL binder).
+    """
+
+    kind: Literal["outbound_call", "url_binding"]
+    data: dict[str, Any]
+
+
 class CaseEnvelope(_Strict):
     """One envelope of a case's setup sequence."""
 
@@ -135,6 +164,9 @@ class CaseEnvelope(_Strict):
     message: dict[str, Any]
     protocol_version: str | None = None
     server: str | None = None
+    transport: Literal["stdio", "http"] | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    principal: PrincipalSpec | None = None
 
 
 class CaseSpec(_Strict):
@@ -163,11 +195,20 @@ class CaseSpec(_Strict):
     origin_method: str | None = None
     policy: dict[str, Any] | None = None
     pointer: str | None = None
+    transport: Literal["stdio", "http"] | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    principal: PrincipalSpec | None = None
+    in_process: InProcessSpec | None = None
+    vault: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _message_or_raw(self) -> CaseSpec:
-        if (self.message is None) == (self.raw is None):
-            msg = "a case has exactly one of `message:` (a JSON-RPC object) or `raw:` (frame text)"
+        given = [x for x in (self.message, self.raw, self.in_process) if x is not None]
+        if len(given) != 1:
+            msg = (
+                "a case has exactly one of `message:` (a JSON-RPC object), `raw:` (frame "
+                "text) or `in_process:` (an egress call or URL binding)"
+            )
             raise ValueError(msg)
         return self
 
@@ -284,8 +325,25 @@ class OnBlockSpec(_Strict):
         return value
 
 
+class ClientSpec(_Strict):
+    """What a client integration offers the servers it talks to.
+
+    ``elicitation_modes`` are the modes the host can show. The client integrations remove
+    every other mode from the capabilities they declare (``initialize`` and each 2026-07-28
+    request's ``_meta``), so a request in a removed mode is undeclared and EG102 blocks it.
+    """
+
+    elicitation_modes: list[Literal["form", "url"]] | None = None
+
+
 class IdentitySpec(_Strict):
-    """Verified identity for HTTP transports (used by the identity features)."""
+    """Verified identity, sealing and the state store (the identity features).
+
+    ``audience`` is this server's canonical URI (RFC 8707): tokens must carry it in ``aud``
+    (it is configured, never taken from ``--upstream``). ``jwks`` is a file, ``jwks_url`` an
+    HTTPS URL. ``store`` is ``memory``, ``sqlite:///PATH`` or ``redis://HOST:PORT/DB``;
+    ``replicas`` above 1 needs a shared store and configured keys.
+    """
 
     require_auth: bool | None = None
     audience: str | None = None
@@ -294,6 +352,17 @@ class IdentitySpec(_Strict):
     jwks_url: str | None = None
     algorithms: list[str] | None = None
     leeway_s: Annotated[float, Field(ge=0)] | None = None
+    required_scopes: list[str] | None = None
+    authorization_servers: list[str] | None = None
+    scopes_supported: list[str] | None = None
+    serve_metadata: bool | None = None
+    max_token_bytes: Annotated[int, Field(gt=0, le=65536)] | None = None
+    jwks_cache_s: Annotated[float, Field(ge=0)] | None = None
+    store: str | None = None
+    replicas: Annotated[int, Field(ge=1)] | None = None
+    seal_request_state: bool | None = None
+    request_state_ttl_s: Annotated[float, Field(gt=0)] | None = None
+    binding_ttl_s: Annotated[float, Field(gt=0)] | None = None
 
 
 class KeysSpec(_Strict):
@@ -334,6 +403,7 @@ class PolicySpec(_Strict):
     mode: Literal["enforce", "monitor"] | None = None
     on_error: Literal["block", "warn"] | None = None
     on_block: OnBlockSpec | None = None
+    client: ClientSpec | None = None
     rules: dict[str, RuleOverride] | None = None
     lists: dict[str, list[str]] | None = None
     exceptions: list[ExceptionSpec] | None = None

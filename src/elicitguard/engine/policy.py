@@ -162,6 +162,7 @@ class Policy:
     audit_chain: bool = False
     sample_allow: float = 1.0
     identity: dict[str, Any] = field(default_factory=dict)
+    client_modes: tuple[str, ...] = ("form", "url")
     dispatch: dict[tuple[ItemKind, Side], list[CompiledRule]] = field(default_factory=dict)
 
     @property
@@ -353,6 +354,7 @@ def _compile(layers: list[Layer], env: str, select: list[str], ignore: list[str]
         if _sub(layers, "audit", "sample_allow") is not None
         else 1.0,
         identity=_identity(layers),
+        client_modes=_client_modes(layers),
     )
     policy.dispatch = _dispatch(rules)
     return policy
@@ -550,6 +552,12 @@ def _sub(layers: list[Layer], section: str, key: str) -> Any:
         if part is not None and getattr(part, key) is not None:
             value = getattr(part, key)
     return value
+
+
+def _client_modes(layers: list[Layer]) -> tuple[str, ...]:
+    """The elicitation modes a client integration declares (both unless a layer narrows)."""
+    modes = _sub(layers, "client", "elicitation_modes")
+    return ("form", "url") if modes is None else tuple(m for m in ("form", "url") if m in modes)
 
 
 def _keys_file(layers: list[Layer]) -> str | None:

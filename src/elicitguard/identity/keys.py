@@ -11,12 +11,22 @@ a rotation keeps old fingerprints and chains checkable for a grace period. When 
 configured a random key is made per process: session and principal hashes still work, but
 no fingerprint of a *value* is emitted, since a random key makes them useless and an
 unkeyed hash of a low-entropy value (a PIN, a short password) could be reversed.
+
+A random key is also why shared setups refuse to start without configured keys: state
+sealed or stored by one replica (or before a restart) must be readable by another, and a
+per-process key makes every such value garbage. :meth:`KeyRing.require_configured` is the
+one place that says so; the persistent and shared state stores and ``replicas > 1`` call it.
+
+Secrets are never used directly as cipher keys: :meth:`Key.derive` gives each use its own
+HKDF-SHA256 subkey (``seal``, ``state``, ``bind`` ...), so one secret may serve several
+purposes without one use's output being valid for another.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import hmac
 import os
@@ -26,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from elicitguard.errors import KeyConfigError
 
@@ -44,6 +56,21 @@ class Key:
     secret: bytes = field(repr=False)
     purposes: tuple[str, ...] = PURPOSES
     retired: bool = False
+
+    def derive(self, label: str) -> bytes:
+        """A 32-byte subkey of this key for one use (HKDF-SHA256, ``label`` as info)."""
+        return _hkdf(self.secret, label)
+
+
+@functools.lru_cache(maxsize=256)
+def _hkdf(secret: bytes, label: str) -> bytes:
+    kdf = HKDF(
+        algorithm=hashes.SHA256(),
+        length=32,
+        salt=b"elicitguard/v1",
+        info=label.encode("utf-8"),
+    )
+    return kdf.derive(secret)
 
 
 @dataclass(slots=True)
@@ -65,6 +92,22 @@ class KeyRing:
     def verifying_keys(self, purpose: str) -> list[Key]:
         """Every key that may verify for ``purpose``, newest first."""
         return [k for k in self.keys if purpose in k.purposes]
+
+    def require_configured(self, what: str) -> None:
+        """Refuse to go on with a random per-process key where ``what`` needs shared keys.
+
+        Raises :class:`KeyConfigError` naming ``what`` and the two ways to configure keys.
+        """
+        if self.configured:
+            return
+        msg = (
+            f"{what} needs configured keys, but only {self.source} is available: state "
+            "sealed or stored with it is unreadable by other replicas and after a restart. "
+            f"Set `keys: {{file: /path/keys.json}}` in the policy or the {DEFAULT_KEYS_ENV} "
+            "environment variable (make one with `elicitguard keys generate`), and give "
+            "every replica the same keys"
+        )
+        raise KeyConfigError(msg)
 
     def by_id(self, key_id: str) -> Key | None:
         """The key with this id, if any."""
@@ -100,9 +143,20 @@ def load_keyring(
     env: str | None = None,
     *,
     environ: dict[str, str] | None = None,
+    require: str | None = None,
 ) -> KeyRing:
-    """Load keys from ``file``, else from the environment variable ``env``, else random."""
-    environ = dict(os.environ) if environ is None else environ
+    """Load keys from ``file``, else from the environment variable ``env``, else random.
+
+    ``require`` names what needs shared keys (``"the redis state store"``, ``"3 replicas"``);
+    with it, falling back to a random key raises :class:`KeyConfigError` instead.
+    """
+    ring = _load(file, env, dict(os.environ) if environ is None else environ)
+    if require is not None:
+        ring.require_configured(require)
+    return ring
+
+
+def _load(file: str | os.PathLike[str] | None, env: str | None, environ: dict[str, str]) -> KeyRing:
     if file is not None:
         path = Path(file)
         try:

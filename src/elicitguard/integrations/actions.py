@@ -554,29 +554,48 @@ class Relay:
             raw=raw,
         )
 
+    def parse(
+        self, raw: bytes, direction: Direction, *, session: str | None = None
+    ) -> dict[str, Any] | Outcome:
+        """Parse one frame under the policy's limits; a bad frame's outcome otherwise.
+
+        Transports that need the parsed message themselves (to track pending ids) parse
+        here once and hand both the object and the bytes to :meth:`inspect`.
+        """
+        try:
+            message: dict[str, Any] = parse_frame(
+                raw,
+                max_bytes=self.policy.limits.max_message_bytes,
+                max_depth=self.policy.limits.max_depth,
+            )
+        except FrameError as exc:
+            return self.bad_frame(raw, exc, direction, session=session)
+        return message
+
     def inspect(
         self,
         data: bytes | dict[str, Any],
         direction: Direction,
         *,
+        raw: bytes | None = None,
         session: str | None = None,
         headers: Mapping[str, str] | None = None,
         protocol_version: str | None = None,
         principal: Any = None,
     ) -> Outcome:
-        """Evaluate one message (bytes or a parsed object) and decide what to send."""
-        raw = data if isinstance(data, bytes) else None
+        """Evaluate one message and decide what to send.
+
+        ``data`` is the frame's bytes, or the parsed object (then pass the bytes as ``raw``
+        when you have them: the duplicate-key check needs them).
+        """
         if isinstance(data, dict):
             message = data
         else:
-            try:
-                message = parse_frame(
-                    data,
-                    max_bytes=self.policy.limits.max_message_bytes,
-                    max_depth=self.policy.limits.max_depth,
-                )
-            except FrameError as exc:
-                return self.bad_frame(data, exc, direction, session=session)
+            raw = data
+            parsed = self.parse(data, direction, session=session)
+            if not isinstance(parsed, dict):
+                return parsed
+            message = parsed
         envelope = self.envelope(
             message,
             direction,
@@ -586,11 +605,34 @@ class Relay:
             protocol_version=protocol_version,
             principal=principal,
         )
-        decision = self.engine.evaluate(envelope)
-        if decision.fast_path:
-            return Forward(decision)
-        state = self.engine.store.get(session or "")
-        return act(decision, envelope, policy=self.policy, state=state)
+        try:
+            decision = self.engine.evaluate(envelope)
+            if decision.fast_path:
+                return Forward(decision)
+            state = self.engine.store.get(session or "")
+            return act(decision, envelope, policy=self.policy, state=state)
+        except Exception as exc:  # a bug here must not take the connection down
+            return self._failure(envelope, exc)
+
+    def _failure(self, envelope: Envelope, exc: Exception) -> Outcome:
+        """Acting failed: audit it and follow ``on_error`` (block unless it says warn)."""
+        self.engine.audit.event(
+            "elicitguard.integration_error",
+            error=type(exc).__name__,
+            direction=envelope.direction.value,
+            server=self.server,
+        )
+        if self.policy.on_error != "block":
+            return Forward(None)
+        jsonrpc_id = envelope.message.get("id", _NO_ID)
+        if jsonrpc_id is _NO_ID:
+            return Drop("integration error")
+        error = error_response(
+            jsonrpc_id, self.policy.push_error_code, "elicitguard failed to check this message"
+        )
+        if "method" in envelope.message:
+            return Reply(error)
+        return Replace(error)
 
     def bad_frame(
         self, raw: bytes, error: FrameError, direction: Direction, *, session: str | None = None

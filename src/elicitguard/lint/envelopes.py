@@ -33,9 +33,9 @@ _ENVELOPE_KEYS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class LineError:
-    """A line that could not be used, and why (never its content)."""
+    """A line (or HAR body: ``line`` is ``None``) that could not be used, and why."""
 
-    line: int
+    line: int | None
     error: FrameError
 
 

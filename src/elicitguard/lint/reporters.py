@@ -27,6 +27,17 @@ _SEVERITY_STYLE = {
 }
 
 
+def _where(file: str, line: int | None, entry: int | None, event: int | None) -> str:
+    """``file:12`` for a line, ``file entry 3 event 1`` for a HAR location."""
+    if entry is not None:
+        return f"{file} entry {entry}" + (f" event {event}" if event is not None else "")
+    return f"{file}:{line}" if line is not None else file
+
+
+def _order(line: int | None, entry: int | None) -> int:
+    return line if line is not None else (entry if entry is not None else 0)
+
+
 def render_json(result: LintResult) -> bytes:
     """The ``--format json`` document."""
     document = {
@@ -50,7 +61,7 @@ def render_text(result: LintResult, stream: IO[str], *, color: bool | None = Non
     for item in result.findings:
         f = item.finding
         style = _SEVERITY_STYLE.get(f.severity.value, "")
-        where = f"{item.file}:{item.line}" if item.line is not None else item.file
+        where = _where(item.file, item.line, item.entry, item.event)
         text = (
             f"  [bold]{escape(where)}[/bold] [{style}]{f.code} {f.severity.value}[/{style}]"
             f" ({f.action.value}) {escape(f.message)}"
@@ -59,11 +70,11 @@ def render_text(result: LintResult, stream: IO[str], *, color: bool | None = Non
             text += f" [dim]at {escape(f.pointer)}[/dim]"
         if item.method:
             text += f" [dim]in {escape(item.method)}[/dim]"
-        by_file.setdefault(item.file, []).append((item.line or 0, text))
+        by_file.setdefault(item.file, []).append((_order(item.line, item.entry), text))
     for error in result.errors:
-        where = f"{error.file}:{error.line}" if error.line is not None else error.file
+        where = _where(error.file, error.line, error.entry, error.event)
         text = f"  [bold]{escape(where)}[/bold] [magenta]error[/magenta] {escape(error.message)}"
-        by_file.setdefault(error.file, []).append((error.line or 0, text))
+        by_file.setdefault(error.file, []).append((_order(error.line, error.entry), text))
     for file in sorted(by_file):
         console.print(f"[underline]{escape(file)}[/underline]")
         for _, text in sorted(by_file[file], key=lambda pair: pair[0]):

@@ -3,6 +3,11 @@
 The linter is the engine seen from the side of a capture: one engine per run, one session
 per (file, session label), and the same decisions the middleware would make. Memory stays
 flat in the size of the capture (only findings and error entries are kept).
+
+Three readers feed it (``--input-format``): envelope JSONL (:mod:`.envelopes`), raw
+JSON-RPC JSONL (:mod:`.jsonrpc_reader`) and HAR (:mod:`.har_reader`). ``auto`` picks HAR by
+the ``.har`` extension, else sniffs the first line that is a JSON object: one with
+``direction`` and ``message`` is an envelope capture, anything else raw JSON-RPC.
 """
 
 from __future__ import annotations
@@ -13,20 +18,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from elicitguard.audit.records import safe_jsonrpc_id
 from elicitguard.engine.decision import Decision, Finding, Severity
 from elicitguard.engine.engine import Engine
 from elicitguard.errors import FrameError
-from elicitguard.lint.envelopes import LineError, read_envelopes
+from elicitguard.lint.capture import CaptureStream, InputFormat, Location, Skipped
+from elicitguard.lint.envelopes import LineError, read_envelopes, read_lines
 from elicitguard.protocol.envelope import Direction, Envelope, Side
+from elicitguard.protocol.parsing import parse_frame
 
-__all__ = ["SEVERITY_THRESHOLDS", "LintError", "LintFinding", "LintResult", "Linter"]
+__all__ = [
+    "SEVERITY_THRESHOLDS",
+    "LintError",
+    "LintFinding",
+    "LintResult",
+    "LintSuppressed",
+    "Linter",
+    "detect_format",
+]
 
 SEVERITY_THRESHOLDS = ("info", "low", "medium", "high", "critical", "never")
 
 
 @dataclass(frozen=True, slots=True)
 class LintFinding:
-    """A finding with where it was seen in the capture."""
+    """A finding with where it was seen in the capture.
+
+    ``entry`` and ``event`` locate a HAR finding (see :class:`.capture.Location`); line-based
+    captures leave them ``None`` and the JSON report then omits the keys.
+    """
 
     finding: Finding
     file: str
@@ -35,11 +55,14 @@ class LintFinding:
     method: str | None
     jsonrpc_id: Any
     session: str | None
+    entry: int | None = None
+    event: int | None = None
+    server: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON shape (``lint --format json``)."""
         f = self.finding
-        return {
+        return _located(self.entry, self.event) | {
             "code": f.code,
             "name": f.name,
             "severity": f.severity.value,
@@ -56,6 +79,15 @@ class LintFinding:
         }
 
 
+def _located(entry: int | None, event: int | None) -> dict[str, Any]:
+    located: dict[str, Any] = {}
+    if entry is not None:
+        located["entry"] = entry
+    if event is not None:
+        located["event"] = event
+    return located
+
+
 @dataclass(frozen=True, slots=True)
 class LintError:
     """A line or file that could not be linted (never its content)."""
@@ -63,9 +95,33 @@ class LintError:
     file: str
     line: int | None
     message: str
+    entry: int | None = None
+    event: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "message": self.message}
+        return {"file": self.file, "line": self.line, "message": self.message} | _located(
+            self.entry, self.event
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LintSuppressed:
+    """A finding that a policy exception turned off, where it would have been reported.
+
+    Only the SARIF report shows these (as results with ``suppressions``), so that code
+    scanning keeps the alert closed as "accepted" instead of forgetting it.
+    """
+
+    code: str
+    pointer: str
+    reason: str
+    exception_index: int
+    file: str
+    line: int | None
+    method: str | None
+    server: str | None
+    entry: int | None = None
+    event: int | None = None
 
 
 @dataclass(slots=True)
@@ -74,6 +130,7 @@ class LintResult:
 
     findings: list[LintFinding] = field(default_factory=list)
     errors: list[LintError] = field(default_factory=list)
+    suppressed: list[LintSuppressed] = field(default_factory=list)
     messages: int = 0
     unknown_era: int = 0
     files: list[str] = field(default_factory=list)
@@ -99,10 +156,19 @@ class LintResult:
 
 
 class Linter:
-    """Runs one engine over capture files."""
+    """Runs one engine over capture files.
 
-    def __init__(self, engine: Engine) -> None:
+    ``input_format`` is ``auto``, ``envelope``, ``jsonrpc`` or ``har``; ``server_name`` names
+    the server for messages whose capture does not (raw JSON-RPC; HAR, where it replaces
+    the URL's host).
+    """
+
+    def __init__(
+        self, engine: Engine, *, input_format: str = "auto", server_name: str | None = None
+    ) -> None:
         self.engine = engine
+        self.input_format = input_format
+        self.server_name = server_name
 
     def lint_paths(
         self, paths: Iterable[Path], progress: Callable[[int], None] | None = None
@@ -119,28 +185,65 @@ class Linter:
     def lint_file(
         self, path: Path, result: LintResult, progress: Callable[[int], None] | None = None
     ) -> None:
-        limits = self.engine.policy.limits
         label = str(path)
+        input_format = self.input_format
+        if input_format == "auto":
+            input_format = detect_format(path, self.engine.policy.limits.max_message_bytes)
         with path.open("rb") as stream:
-            for line, entry in read_envelopes(
-                stream, max_bytes=limits.max_message_bytes, max_depth=limits.max_depth
-            ):
+            for where, entry in self._read(stream, input_format):
                 if progress is not None:
                     progress(stream.tell())
+                if isinstance(entry, Skipped):
+                    if entry.report:
+                        result.errors.append(
+                            LintError(label, where.line, entry.message, where.entry, where.event)
+                        )
+                    if where.line is not None or where.entry is not None:
+                        result.messages += 1
+                    continue
                 result.messages += 1
                 if isinstance(entry, LineError):
-                    self._line_error(label, entry, result)
+                    self._line_error(label, where, entry, result)
                     continue
-                self._evaluate(label, line, entry, result)
+                self._evaluate(label, where, entry, result)
 
-    def _line_error(self, label: str, entry: LineError, result: LintResult) -> None:
-        result.errors.append(LintError(label, entry.line, str(entry.error)))
+    def _read(self, stream: Any, input_format: str) -> CaptureStream:
+        limits = self.engine.policy.limits
+        options: dict[str, Any] = {
+            "max_bytes": limits.max_message_bytes,
+            "max_depth": limits.max_depth,
+        }
+        if input_format == "jsonrpc":
+            from elicitguard.lint.jsonrpc_reader import read_jsonrpc
+
+            return read_jsonrpc(stream, server=self.server_name, **options)
+        if input_format == "har":
+            from elicitguard.lint.har_reader import read_har
+
+            return read_har(stream, server=self.server_name, **options)
+        return ((Location(line=line), entry) for line, entry in read_envelopes(stream, **options))
+
+    def _line_error(
+        self, label: str, where: Location, entry: LineError, result: LintResult
+    ) -> None:
+        result.errors.append(
+            LintError(label, where.line, str(entry.error), where.entry, where.event)
+        )
         envelope = Envelope(message={}, direction=Direction.SERVER_TO_CLIENT, session=label)
         decision = self.engine.frame_decision(entry.error, envelope)
         for finding in decision.findings:
-            result.findings.append(LintFinding(finding, label, entry.line, None, None, None, None))
+            result.findings.append(
+                LintFinding(
+                    finding, label, where.line, None, None, None, None, where.entry, where.event
+                )
+            )
 
-    def _evaluate(self, label: str, line: int, envelope: Envelope, result: LintResult) -> None:
+    def _evaluate(
+        self, label: str, where: Location, envelope: Envelope, result: LintResult
+    ) -> None:
+        if envelope.server is None and self.server_name is not None:
+            envelope.server = self.server_name
+        line = where.line
         session_label = envelope.session
         envelope.session = f"{label}\x00{session_label or ''}"
         try:
@@ -148,10 +251,25 @@ class Linter:
         except FrameError as exc:  # pragma: no cover - evaluate never raises for traffic
             result.errors.append(LintError(label, line, str(exc)))
             return
-        if not decision.findings:
+        if not decision.findings and not decision.suppressed:
             return
         message = envelope.message
         method = _method(message, decision)
+        for skipped in decision.suppressed:
+            result.suppressed.append(
+                LintSuppressed(
+                    skipped.code,
+                    skipped.pointer,
+                    skipped.reason,
+                    skipped.exception_index,
+                    label,
+                    line,
+                    method,
+                    envelope.server,
+                    where.entry,
+                    where.event,
+                )
+            )
         for finding in decision.findings:
             result.findings.append(
                 LintFinding(
@@ -160,8 +278,11 @@ class Linter:
                     line,
                     envelope.direction.value,
                     method,
-                    _safe_id(message.get("id")),
+                    safe_jsonrpc_id(message.get("id")),
                     session_label,
+                    where.entry,
+                    where.event,
+                    envelope.server,
                 )
             )
 
@@ -194,6 +315,28 @@ class Linter:
             )
 
 
+def detect_format(path: Path, max_bytes: int) -> InputFormat:
+    """``har`` by extension; else sniff the first JSON object line (envelope or raw)."""
+    if path.suffix.lower() == ".har":
+        return "har"
+    with path.open("rb") as stream:
+        for number, captured in enumerate(read_lines(stream, max_bytes)):
+            if number >= _SNIFF_LINES:
+                break
+            if captured.data is None:
+                continue
+            try:
+                value = parse_frame(captured.data, max_bytes=max_bytes, max_depth=_SNIFF_DEPTH)
+            except FrameError:
+                continue
+            return "envelope" if "direction" in value and "message" in value else "jsonrpc"
+    return "envelope"
+
+
+_SNIFF_LINES = 64
+_SNIFF_DEPTH = 256
+
+
 def _method(message: dict[str, Any], decision: Decision) -> str | None:
     method = message.get("method")
     if isinstance(method, str):
@@ -202,16 +345,4 @@ def _method(message: dict[str, Any], decision: Decision) -> str | None:
         item_method = getattr(item, "method", None)
         if isinstance(item_method, str):
             return item_method
-    return None
-
-
-def _safe_id(value: Any) -> Any:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return value if -(2**63) <= value < 2**63 else str(value)
-    if isinstance(value, float):
-        return value
-    if isinstance(value, str):
-        return value[:64]
     return None

@@ -14,6 +14,7 @@ from typing import Any
 
 __all__ = ["Direction", "Envelope", "Side", "Transport"]
 
+
 class _EmptyMapping(Mapping[str, Any]):
     """A read-only, hashable empty mapping: the shared default for headers and location."""
 

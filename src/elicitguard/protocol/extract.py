@@ -31,6 +31,7 @@ from elicitguard.protocol.session import (
     SessionState,
     chain_key_for_request,
     chain_key_for_state,
+    elicitation_signature,
 )
 from elicitguard.protocol.versions import (
     META_CLIENT_CAPABILITIES,
@@ -43,6 +44,11 @@ __all__ = ["ELICITATION_METHODS", "escape_pointer", "extract"]
 
 ELICITATION_METHODS = frozenset({"elicitation/create"})
 URL_ELICITATION_REQUIRED = -32042
+#: ``resultType`` values 2026-07-28 defines; the tasks extension adds ``task`` (EG117).
+KNOWN_RESULT_TYPES = frozenset({"complete", "input_required"})
+#: 2026-07-28 codes in the reserved -32020..-32099 range that the spec defines (CP-05).
+DEFINED_RESERVED_CODES = frozenset({-32020, -32021, -32022})
+_REFUSALS = frozenset({"decline", "cancel"})
 _RETRY_METHODS = frozenset({"tasks/update", "tasks/input_response"})
 _DRAFT_METHODS = frozenset({"tasks/input_response"})
 
@@ -89,6 +95,8 @@ def _client_request(
     params = msg.get("params")
     params_d = params if isinstance(params, dict) else None
     items: list[Item] = []
+    if envelope.headers:
+        state.authorization = bool(state.authorization) or "authorization" in envelope.headers
     if method == "initialize":
         return _initialize(envelope, msg, params_d, state, default)
     meta = params_d.get("_meta") if params_d is not None else None
@@ -104,7 +112,7 @@ def _client_request(
     if params_d is not None and (
         "inputResponses" in params_d or "requestState" in params_d or method in _RETRY_METHODS
     ):
-        items.extend(_retry(method, params_d, era, state))
+        items.extend(_retry(method, params_d, era, state, key))
     return items
 
 
@@ -164,26 +172,37 @@ def _meta_capabilities(meta: Any, era: str | None, method: str) -> tuple[Any, It
     return capabilities, item
 
 
-def _retry(method: str, params: dict[str, Any], era: str | None, state: SessionState) -> list[Item]:
-    request_state = params.get("requestState")
+def _retry(
+    method: str, params: dict[str, Any], era: str | None, state: SessionState, id_key: Any
+) -> list[Item]:
+    request_state = params.get("requestState", ABSENT)
+    request_key = chain_key_for_request(method, params)
     if isinstance(request_state, str):
         chain_key = chain_key_for_state(request_state)
     else:
-        chain_key = chain_key_for_request(method, params)
+        chain_key = request_key
     chain = state.chains.get(chain_key)
+    echo: str | None = "exact" if chain is not None and isinstance(request_state, str) else None
+    if echo is None:
+        # No round issued this state (or none was sent): what did this request's round issue?
+        by_request = state.chains.get(request_key)
+        if by_request is not None:
+            issued = by_request.request_state_digest is not None
+            if request_state is ABSENT:
+                echo = "dropped" if issued else "none"
+            else:
+                echo = "modified" if issued else "invented"
+            chain = by_request
     responses = params.get("inputResponses")
     draft = method in _DRAFT_METHODS
-    items = [
-        Item(
-            ItemKind.RETRY,
-            "/params",
-            era,
-            params,
-            method=method,
-            draft=draft,
-            facts={"chain": chain, "chain_key": chain_key},
-        )
-    ]
+    facts: dict[str, Any] = {"chain": chain, "chain_key": chain_key, "state_echo": echo}
+    facts["request_key"] = request_key
+    if echo == "exact" and chain is not None:
+        facts["prior_uses"] = chain.uses  # > 0: this state was already presented (EG504)
+        chain.uses += 1
+    if chain is not None and chain.origin_id is not None:
+        facts["reused_id"] = id_key == chain.origin_id
+    items = [Item(ItemKind.RETRY, "/params", era, params, method=method, draft=draft, facts=facts)]
     if not isinstance(responses, dict):
         return items
     for key, answer in responses.items():
@@ -258,6 +277,7 @@ def _client_response(
                     task=True,
                 )
             ]
+        _remember_refusal(result, pending, state)
         return [_elicit_result(result, "/result", era, pending, "elicitation/create")]
     if pending.method == "tasks/result":
         task = state.tasks.get(_id_key(pending.task_id)) if pending.task_id is not None else None
@@ -268,6 +288,18 @@ def _client_response(
         item.task = True
         return [item]
     return []
+
+
+def _remember_refusal(result: Any, pending: PendingServerRequest, state: SessionState) -> None:
+    """A declined or cancelled push elicitation: finished for CX-01, remembered for EG122."""
+    action = result.get("action") if isinstance(result, dict) else None
+    if action not in _REFUSALS:
+        return
+    if pending.signature is not None:
+        state.last_refused = (pending.signature, action)
+    eid = pending.elicitation_id
+    if isinstance(eid, str) and state.elicitations.get(eid) == "open":
+        state.elicitations.put(eid, action)
 
 
 def _elicit_result(
@@ -297,6 +329,10 @@ def _server_request(
     if method == "elicitation/create":
         item = _elicitation_request(params, "/params", era, state.client_capabilities, method)
         item.facts["pushed"] = True
+        signature = elicitation_signature(params)
+        if state.last_refused is not None and state.last_refused[0] == signature:
+            item.facts["asked_again_after"] = state.last_refused[1]
+        state.last_refused = None
         if key is not None:
             state.pending_server.put(
                 key,
@@ -307,6 +343,7 @@ def _server_request(
                     schema=item.schema,
                     elicitation_id=item.facts.get("elicitation_id"),
                     task=item.task,
+                    signature=signature,
                 ),
             )
         eid = item.facts.get("elicitation_id")
@@ -365,7 +402,7 @@ def _completion(
         _era(envelope, state, default),
         params,
         method="notifications/elicitation/complete",
-        facts={"elicitation_status": known},
+        facts={"elicitation_status": known, "session_observed": state.initialize_seen},
     )
 
 
@@ -388,8 +425,24 @@ def _server_response(
         return []
     input_requests = _input_required_payload(result, method)
     if input_requests is None:
-        return []
-    return _input_required(result, input_requests, era, state, pending)
+        result_type = result.get("resultType", "complete")
+        if result_type in KNOWN_RESULT_TYPES or not is_modern(era):
+            return []
+        return [_unknown_result_type(result, era, method)]
+    return _input_required(result, input_requests, era, state, pending, key, envelope.principal)
+
+
+def _unknown_result_type(result: dict[str, Any], era: str | None, method: str | None) -> Item:
+    """A 2026-07-28 result whose ``resultType`` is not ``complete`` or ``input_required``."""
+    tasks = isinstance(result.get("task"), dict) or (method or "").startswith("tasks/")
+    return Item(
+        ItemKind.RESULT,
+        "/result/resultType",
+        era,
+        result.get("resultType"),
+        method=method,
+        facts={"tasks_in_use": tasks},
+    )
 
 
 def _input_required_payload(result: dict[str, Any], method: str | None) -> tuple[str, bool] | None:
@@ -414,6 +467,8 @@ def _input_required(
     era: str | None,
     state: SessionState,
     pending: PendingClientRequest | None,
+    origin_id: Any = None,
+    principal: Any = None,
 ) -> list[Item]:
     base, draft = where
     holder: Any = result
@@ -438,15 +493,21 @@ def _input_required(
             facts=facts,
         )
     ]
+    request_key = (
+        chain_key_for_request("tasks/update" if method == "tasks/get" else method, pending.params)
+        if pending is not None
+        else None
+    )
+    chain = ChainState(method, era, origin_id=origin_id)
+    chain.origin_key, chain.principal = request_key, principal
+    chain_key: str | None
     if isinstance(request_state, str):
         chain_key = chain_key_for_state(request_state)
-    elif pending is not None:
-        chain_key = chain_key_for_request(
-            "tasks/update" if method == "tasks/get" else method, pending.params
-        )
+        chain.request_state_digest = chain_key
+        if request_key is not None:  # to tell a modified or dropped echo (MR-10)
+            state.chains.put(request_key, chain)
     else:
-        chain_key = None
-    chain = ChainState(method, era)
+        chain_key = request_key
     items[0].facts["chain_key"] = chain_key  # integrations remember removed entries there
     if not isinstance(requests, dict):
         if chain_key is not None:
@@ -477,7 +538,7 @@ def _error_items(
     if not isinstance(error, dict):
         return []
     code = error.get("code")
-    if code != URL_ELICITATION_REQUIRED and not (is_modern(era) and code == -32002):
+    if code != URL_ELICITATION_REQUIRED and not (is_modern(era) and _retired_code(code)):
         return []
     items = [Item(ItemKind.URL_REQUIRED_ERROR, "/error", era, error, method=method)]
     if code != URL_ELICITATION_REQUIRED:
@@ -493,3 +554,10 @@ def _error_items(
             item.facts["in_error"] = True
             items.append(item)
     return items
+
+
+def _retired_code(code: Any) -> bool:
+    """-32002, or a -32020..-32099 code 2026-07-28 does not define (CP-05)."""
+    if not isinstance(code, int) or isinstance(code, bool):
+        return False
+    return code == -32002 or (-32099 <= code <= -32020 and code not in DEFINED_RESERVED_CODES)

@@ -28,6 +28,20 @@ class ItemKind(StrEnum):
     RETRY = "retry"
     TASK_CREATED = "task_created"
     ERROR = "error"
+    #: A 2026-07-28 result whose ``resultType`` the era does not define (only those are
+    #: items: ordinary results stay on the fast path).
+    RESULT = "result"
+    #: An ordinary client request (headers, ``_meta``, arguments): extracted only when an
+    #: enabled rule needs one and a cheap look finds something to judge (EG502, EG602, EG604).
+    CLIENT_REQUEST = "client_request"
+    #: A server-to-client message outside elicitation (results, errors, notifications):
+    #: extracted only when the credential vault is non-empty or a rule asks (EG603).
+    SERVER_MESSAGE = "server_message"
+    #: A server's own outbound HTTP call, built in process by the egress guard (EG601, EG604);
+    #: proxies never see these.
+    OUTBOUND_CALL = "outbound_call"
+    #: The completion of a URL-mode binding handle, built in process by the URL binder (EG505).
+    URL_BINDING = "url_binding"
 
 
 #: Items that carry elicitation itself; a message with only other items (a capability

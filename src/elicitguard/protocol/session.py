@@ -25,6 +25,7 @@ __all__ = [
     "SessionState",
     "chain_key_for_request",
     "chain_key_for_state",
+    "elicitation_signature",
 ]
 
 K = TypeVar("K")
@@ -79,6 +80,7 @@ class PendingServerRequest:
     elicitation_id: Any = None
     task: bool = False
     task_id: Any = None
+    signature: str | None = None
 
 
 @dataclass(slots=True)
@@ -93,13 +95,24 @@ class PendingClientRequest:
 
 @dataclass(slots=True)
 class ChainState:
-    """One 2026-07-28 round: what the server asked for, so the retry can be checked."""
+    """One 2026-07-28 round: what the server asked for, so the retry can be checked.
+
+    ``origin_id`` is the JSON-RPC id of the request that got the ``InputRequiredResult``
+    (a retry must use another, MR-11); ``request_state_digest`` the digest of the
+    ``requestState`` the server issued, ``None`` when it issued none (MR-10).
+    """
 
     method: str | None
     era: str | None
     requests: dict[str, tuple[str | None, Any]] = field(default_factory=dict)
     removed: set[str] = field(default_factory=set)
     request_state_digest: str | None = None
+    origin_id: Any = None
+    #: The request key (method, name or URI, arguments) of the originating request, the
+    #: principal it came from, and how many retries echoed this round's state (EG504).
+    origin_key: str | None = None
+    principal: Any = None
+    uses: int = 0
 
 
 @dataclass(slots=True)
@@ -120,6 +133,12 @@ class SessionState:
     chains: BoundedMap[str, ChainState] = field(default_factory=lambda: BoundedMap(1024))
     elicitations: BoundedMap[str, str] = field(default_factory=lambda: BoundedMap(1024))
     last_seen: float = 0.0
+    #: The signature and answer of the last push elicitation the client declined or
+    #: cancelled, until the next push elicitation (EG122's "asked again right after").
+    last_refused: tuple[str, str] | None = None
+    #: Whether the client's HTTP requests carried an ``Authorization`` header: ``None``
+    #: until a request with headers is seen, then sticky ``True`` once one had it (EG501).
+    authorization: bool | None = None
 
     @property
     def evictions(self) -> int:
@@ -140,6 +159,18 @@ def _digest(data: bytes) -> str:
 def chain_key_for_state(request_state: str) -> str:
     """The chain key of a round that carried ``requestState`` (a digest, never the value)."""
     return "rs:" + _digest(request_state.encode("utf-8", "surrogatepass"))
+
+
+def elicitation_signature(params: object) -> str:
+    """A digest of what an elicitation asks (mode, message, schema or URL), never the text."""
+    if not isinstance(params, dict):
+        return _digest(b"")
+    picked = [params.get(k) for k in ("mode", "message", "requestedSchema", "url")]
+    try:
+        blob = orjson.dumps(picked, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        blob = repr(picked).encode("utf-8", "surrogatepass")
+    return _digest(blob)
 
 
 def chain_key_for_request(method: str | None, params: object) -> str:

@@ -220,8 +220,11 @@ _ASCII_DIGITS = frozenset("0123456789")
 
 
 def _whole_script_confusable(label: str, tld: str, tld_unicode: str) -> _WholeScript | None:
+    by_script: dict[str, set[str]] = {}
+    for ch in label:
+        by_script.setdefault(uc.script(ch), set()).add(ch)
     for ws in _WHOLE_SCRIPT:
-        letters = {ch for ch in label if uc.script(ch) == ws.script}
+        letters = by_script.get(ws.script)
         if not letters or not letters <= ws.lookalikes:
             continue
         if tld in ws.tlds or any(uc.script(ch) == ws.script for ch in tld_unicode):

@@ -177,6 +177,12 @@ def is_same_or_subdomain(host: str, domain: str) -> bool:
     return host == domain or host.endswith("." + domain)
 
 
+def is_covered(host: str, domains: frozenset[str]) -> bool:
+    """``host`` is one of ``domains`` or a subdomain of one (a set lookup per label suffix)."""
+    labels = host.split(".")
+    return any(".".join(labels[i:]) in domains for i in range(len(labels)))
+
+
 def _lookup(host: str, skeletons: Iterable[str], table: dict[str, tuple[str, ...]]) -> str | None:
     for skel in sorted(skeletons):
         labels = skel.split(".")[-_LABELS_TO_CHECK:]
@@ -192,7 +198,7 @@ def _lookup(host: str, skeletons: Iterable[str], table: dict[str, tuple[str, ...
 
 def find_lookalike(host: str, index: ProtectedIndex) -> str | None:
     """The protected domain ``host`` imitates by skeleton, or ``None``."""
-    if any(is_same_or_subdomain(host, d) for d in index.domains):
+    if is_covered(host, index.domains):
         return None
     skeletons = host_skeletons(host)
     hit = _lookup(host, skeletons, index.by_skeleton)
@@ -206,7 +212,7 @@ def find_lookalike(host: str, index: ProtectedIndex) -> str | None:
 
 def embedded_protected(host: str, registrable: str | None, index: ProtectedIndex) -> str | None:
     """A protected domain spelled inside an unrelated host's labels or hyphenated tokens."""
-    if any(is_same_or_subdomain(host, d) for d in index.domains):
+    if is_covered(host, index.domains):
         return None
     labels = host.split(".")
     registrable_start = len(labels) - len(registrable.split(".")) if registrable else 0

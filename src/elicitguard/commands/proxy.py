@@ -1,0 +1,168 @@
+"""``elicitguard proxy stdio|http``: enforce a policy in front of any MCP server.
+
+``proxy stdio [options] -- COMMAND [ARGS...]`` spawns the server and sits on its stdio (put it
+in a desktop client's ``mcpServers`` entry in place of the server's own command).
+``proxy http --upstream URL [--listen 127.0.0.1:PORT]`` is a Streamable HTTP reverse proxy;
+with port 0 it binds a free port and prints its URL on stdout (and in ``--port-file``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from elicitguard.errors import ElicitguardError
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``elicitguard proxy``."""
+    proxy = subparsers.add_parser(
+        "proxy", help="enforce a policy in front of an MCP server (stdio or Streamable HTTP)"
+    )
+    sub = proxy.add_subparsers(dest="proxy_command", required=True)
+
+    stdio = sub.add_parser(
+        "stdio",
+        help="spawn a stdio server and relay its traffic through the policy",
+        usage="elicitguard proxy stdio [options] -- COMMAND [ARGS...]",
+    )
+    _common(stdio)
+    stdio.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="after the client leaves: wait this long before SIGTERM, and again before SIGKILL",
+    )
+    stdio.add_argument("command", nargs=argparse.REMAINDER, help="the server's command line")
+    stdio.set_defaults(handler=_run_stdio)
+
+    http = sub.add_parser("http", help="reverse proxy for a Streamable HTTP server")
+    _common(http)
+    http.add_argument("--upstream", required=True, help="the server's MCP endpoint URL")
+    http.add_argument(
+        "--listen",
+        default="127.0.0.1:8787",
+        metavar="HOST:PORT",
+        help="where to listen (default 127.0.0.1:8787; port 0 picks a free port)",
+    )
+    http.add_argument("--port-file", type=Path, help="write the bound port here once listening")
+    http.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long to wait for the upstream to accept a connection",
+    )
+    http.set_defaults(handler=_run_http)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy", default=None, help="policy file or builtin:NAME")
+    parser.add_argument("--env", choices=("dev", "test", "prod"), help="environment")
+    parser.add_argument(
+        "--server-name", help="your name for the server (policy exceptions match it)"
+    )
+    parser.add_argument("--record", type=Path, metavar="FILE", help="record envelopes (JSONL)")
+    parser.add_argument(
+        "--record-raw",
+        action="store_true",
+        help="record values unredacted (only on a machine you trust; headers with "
+        "credentials are still left out)",
+    )
+
+
+_LAUNCHERS = ("python", "node", "npx", "uv", "uvx", "deno", "bun", "pipx", "docker")
+
+
+def _default_name(command: list[str]) -> str:
+    """A server name from its command: the script or package, not the interpreter."""
+    name = Path(command[0]).name
+    if name.startswith(_LAUNCHERS):
+        for arg in command[1:]:
+            if not arg.startswith("-") and arg not in ("run", "exec"):
+                return Path(arg).stem or name
+    return name
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    from elicitguard.engine.engine import Engine
+    from elicitguard.engine.policy import load_policy
+
+    return Engine(load_policy(args.policy, env=args.env))
+
+
+def _run_stdio(args: argparse.Namespace) -> int:
+    from elicitguard.integrations.actions import Relay
+    from elicitguard.integrations.recorder import Recorder
+    from elicitguard.integrations.stdio_proxy import StdioProxy, serve_stdio
+    from elicitguard.protocol.envelope import Side, Transport
+
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        print("elicitguard proxy stdio: give the server's command after `--`", file=sys.stderr)
+        return 2
+    server = args.server_name or _default_name(command)
+    try:
+        engine = _engine(args)
+    except ElicitguardError as exc:
+        print(f"elicitguard: {exc}", file=sys.stderr)
+        return 2
+    recorder = (
+        Recorder(args.record, raw=args.record_raw, transport=Transport.STDIO, server=server)
+        if args.record is not None
+        else None
+    )
+    relay = Relay(engine, side=Side.PROXY, transport=Transport.STDIO, server=server)
+    proxy = StdioProxy(relay, command, recorder=recorder, shutdown_timeout=args.shutdown_timeout)
+    try:
+        return asyncio.run(serve_stdio(proxy))
+    except FileNotFoundError:
+        print(f"elicitguard: cannot run {command[0]!r}: not found", file=sys.stderr)
+        return 127
+    except PermissionError:
+        print(f"elicitguard: cannot run {command[0]!r}: permission denied", file=sys.stderr)
+        return 126
+    finally:
+        engine.close()
+
+
+def _run_http(args: argparse.Namespace) -> int:
+    try:
+        from elicitguard.integrations.http_proxy import serve_http
+    except ImportError as exc:
+        print(
+            f"elicitguard proxy http needs the http extra: pip install 'elicitguard[http]' ({exc.name})",
+            file=sys.stderr,
+        )
+        return 2
+    host, _, port_text = str(args.listen).rpartition(":")
+    if not host or not port_text.isdigit():
+        print("elicitguard: --listen takes HOST:PORT, e.g. 127.0.0.1:8787", file=sys.stderr)
+        return 2
+    try:
+        engine = _engine(args)
+    except ElicitguardError as exc:
+        print(f"elicitguard: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return serve_http(
+            engine,
+            upstream=args.upstream,
+            host=host.strip("[]"),
+            port=int(port_text),
+            server=args.server_name,
+            record=args.record,
+            record_raw=args.record_raw,
+            port_file=args.port_file,
+            connect_timeout=args.connect_timeout,
+        )
+    finally:
+        engine.close()

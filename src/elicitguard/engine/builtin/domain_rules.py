@@ -1,0 +1,325 @@
+"""Checks for domains and homographs (EG401-EG407) over the ``url`` of URL-mode requests.
+
+Thin adapters over :mod:`elicitguard.checks.domains`: the host is analysed once per message
+(cached in the context) with the look-alike targets the policy knows about, and each rule
+picks the issues of its kind. Protected domains are the bundled list, the policy's
+``lists.protected_domains``, the servers' own domains from ``lists.server_domains``, and the
+operator's name for the server when that name is a host or a URL: a server is the first
+thing its own users are phished with.
+
+Messages name the registrable domain (what the audit record already keeps) and facts that
+come from our tables (scripts, code points, the protected domain imitated), never userinfo,
+paths or query values; EG401 names both forms of the host because recording them is its job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from elicitguard.checks.domains import (
+    CharIssue,
+    HostAnalysis,
+    analyze_host,
+    find_invisible_or_deceptive_chars,
+    registrable_domain,
+    userinfo_looks_like_host,
+)
+from elicitguard.checks.urls import ParsedUrl, parse_url
+from elicitguard.engine.context import CheckContext, check
+from elicitguard.engine.decision import Hit, Severity
+from elicitguard.protocol.items import Item
+
+__all__ = ["UrlFacts", "protected_domains_for", "server_domains", "url_facts", "url_part_at"]
+
+Params = Mapping[str, Any]
+_MAX_SHOWN = 120
+_LOOKALIKE_CATEGORIES = frozenset({"slash_lookalike", "dot_lookalike", "delimiter_lookalike"})
+_CATEGORY_WORDS = {
+    "bidi_control": "a bidirectional control character",
+    "invisible": "an invisible character",
+    "control": "a control character",
+    "whitespace": "a non-ASCII space",
+    "slash_lookalike": "a slash look-alike",
+    "dot_lookalike": "a dot look-alike",
+    "delimiter_lookalike": "a URL delimiter look-alike",
+}
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
+
+
+def _host_of_server(server: str) -> str | None:
+    """The host in an operator's server name (``api.acme.com``, ``https://mcp.acme.com/mcp``)."""
+    text = server.strip()
+    if "://" in text:
+        parsed = parse_url(text)
+        return parsed.host.strip("[]") or None if parsed.has_authority else None
+    if "." not in text or any(c in text for c in " /@:"):
+        return None
+    return text.lower().rstrip(".")
+
+
+def server_domains(server: str | None, lists: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The servers' own domains: ``lists.server_domains`` plus the registrable domain of the
+    server's name when that name is a host (``mcp.acme.com`` protects ``acme.com``)."""
+    out = list(lists.get("server_domains", ()))
+    if server:
+        host = _host_of_server(server)
+        domain = registrable_domain(host) if host is not None else None
+        if domain is not None:
+            out.append(domain)
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _normalised(entries: tuple[str, ...]) -> frozenset[str]:
+    out: set[str] = set()
+    for entry in entries:
+        text = entry.strip().lower().removeprefix("*.").removeprefix(".")
+        if text and "/" not in text:
+            out.add(text)
+    return frozenset(out)
+
+
+def protected_domains_for(
+    server: str | None, lists: Mapping[str, tuple[str, ...]]
+) -> frozenset[str]:
+    """Domains to protect beyond the bundled list (policy list and the servers' own domains)."""
+    entries = tuple(lists.get("protected_domains", ())) + server_domains(server, lists)
+    return _normalised(entries)
+
+
+@dataclass(frozen=True, slots=True)
+class UrlFacts:
+    """The parsed URL and the analysis of its host (``None`` when it has no host)."""
+
+    url: str
+    parsed: ParsedUrl
+    host: HostAnalysis | None
+
+
+def url_facts(url: str, protected: frozenset[str] = frozenset()) -> UrlFacts:
+    """Parse ``url`` and analyse its host against the bundled and ``protected`` domains."""
+    parsed = parse_url(url)
+    host = parsed.host if parsed.has_authority else ""
+    analysis = analyze_host(host, protected=protected) if host else None
+    return UrlFacts(url, parsed, analysis)
+
+
+def _facts(item: Item, ctx: CheckContext) -> UrlFacts | None:
+    data = item.data
+    url = data.get("url") if isinstance(data, dict) else None
+    if not isinstance(url, str) or not url:
+        return None
+    key = f"domains.facts:{item.pointer}"
+    cached = ctx.cache.get(key)
+    if isinstance(cached, UrlFacts) and cached.url == url:
+        return cached
+    protected = protected_domains_for(ctx.server, ctx.lists)
+    facts = url_facts(url, protected)
+    ctx.cache[key] = facts
+    return facts
+
+
+def _domain(analysis: HostAnalysis) -> str:
+    return _short(
+        analysis.registrable_domain_unicode or analysis.unicode_host or analysis.ascii_host
+    )
+
+
+def _pointer(item: Item) -> str:
+    return item.pointer + "/url"
+
+
+@check("domains.internationalised_host")
+def internationalised_host(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG401: the host has internationalised labels; record both forms."""
+    facts = _facts(item, ctx)
+    if facts is None or facts.host is None or not facts.host.is_idn:
+        return
+    host = facts.host
+    yield Hit(
+        pointer=_pointer(item),
+        args={"unicode": _short(host.unicode_host), "ascii": _short(host.ascii_host)},
+        value=host.ascii_host,
+    )
+
+
+def _issues_of(item: Item, ctx: CheckContext, kind: str) -> Iterator[Hit]:
+    facts = _facts(item, ctx)
+    if facts is None or facts.host is None:
+        return
+    found = [issue for issue in facts.host.issues if issue.kind == kind]
+    if found:
+        yield Hit(
+            pointer=_pointer(item),
+            args={
+                "domain": _domain(facts.host),
+                "detail": "; ".join(dict.fromkeys(_short(issue.detail) for issue in found)),
+            },
+            value=facts.host.ascii_host,
+        )
+
+
+@check("domains.mixed_script")
+def mixed_script(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG402: a label mixes scripts (or holds characters) a domain label must not."""
+    yield from _issues_of(item, ctx, "mixed_script")
+
+
+@check("domains.whole_script_confusable")
+def whole_script_confusable(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG403: a single-script label made of Latin look-alikes, or Chromium's other spoof rules."""
+    yield from _issues_of(item, ctx, "whole_script_confusable")
+
+
+@check("domains.lookalike")
+def lookalike(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG404: the host's skeleton equals a protected domain's but the host is not that domain."""
+    facts = _facts(item, ctx)
+    if facts is None or facts.host is None:
+        return
+    for issue in facts.host.issues:
+        if issue.kind == "lookalike" and issue.lookalike_of:
+            yield Hit(
+                pointer=_pointer(item),
+                args={"domain": _domain(facts.host), "target": issue.lookalike_of},
+                value=facts.host.ascii_host,
+            )
+            return
+
+
+def url_part_at(url: str, index: int) -> str:
+    """Which part of ``url`` holds position ``index``: scheme, userinfo, host, path, query,
+    fragment (split the way a person reads it: up to ``://``, then up to ``/ ? #``)."""
+    scheme_end = url.find("://")
+    if scheme_end < 0:
+        scheme_end = url.find(":")
+        if index <= scheme_end:
+            return "scheme"
+        start = scheme_end + 1
+    else:
+        if index < scheme_end + 3:
+            return "scheme"
+        start = scheme_end + 3
+        ends = [p for p in (url.find(c, start) for c in "/?#\\") if p >= 0]
+        authority_end = min(ends) if ends else len(url)
+        if index < authority_end:
+            at = url.rfind("@", start, authority_end)
+            return "userinfo" if at >= 0 and index < at else "host"
+        start = authority_end
+    fragment = url.find("#", start)
+    query = url.find("?", start)
+    if fragment >= 0 and index >= fragment:
+        return "fragment"
+    if query >= 0 and (fragment < 0 or query < fragment) and index >= query:
+        return "query"
+    return "path"
+
+
+def _char_hits(url: str, parsed: ParsedUrl) -> list[tuple[CharIssue, str]]:
+    found = [
+        (issue, url_part_at(url, issue.index)) for issue in find_invisible_or_deceptive_chars(url)
+    ]
+    seen = {issue.codepoint for issue, _ in found}
+    # Percent-encoded characters in the parts a client may show decoded (host, userinfo, path).
+    for part, text in (
+        ("host", parsed.host),
+        ("userinfo", parsed.user or ""),
+        ("path", parsed.path),
+    ):
+        if "%" not in url or not text:
+            continue
+        decoded = text if part != "path" else "/".join(parsed.path_segments())
+        for issue in find_invisible_or_deceptive_chars(decoded):
+            if issue.codepoint not in seen:
+                seen.add(issue.codepoint)
+                found.append((issue, part))
+    return found
+
+
+@check("domains.invisible_chars")
+def invisible_chars(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG405: bidi controls, invisible characters and delimiter look-alikes in the URL.
+
+    Bidi, invisible, control and space characters count anywhere. A slash, dot or delimiter
+    look-alike misleads only in the authority (``paypal.com⁄login.evil.example``); in the
+    path, query or fragment it cannot move the destination, so it is reported there with low
+    severity (logged, not blocked): Chinese and Japanese text legitimately holds ``。`` and
+    ``？``.
+    """
+    data = item.data
+    url = data.get("url") if isinstance(data, dict) else None
+    if not isinstance(url, str) or not url:
+        return
+    if url.isascii() and url.isprintable() and "%" not in url:
+        return
+    facts = _facts(item, ctx)
+    if facts is None:
+        return
+    hits = _char_hits(url, facts.parsed)
+    if not hits:
+        return
+    serious = [
+        (i, part)
+        for i, part in hits
+        if i.category not in _LOOKALIKE_CATEGORIES or part in ("scheme", "userinfo", "host")
+    ]
+    chosen = serious or hits
+    first = chosen[0][0]
+    codepoints = ", ".join(dict.fromkeys(f"{i.codepoint} {i.name}" for i, _ in chosen[:4]))
+    more = f" and {len(chosen) - 4} more" if len(chosen) > 4 else ""
+    yield Hit(
+        pointer=_pointer(item),
+        args={
+            "what": _CATEGORY_WORDS.get(first.category, "a deceptive character"),
+            "codepoints": codepoints + more,
+            "parts": ", ".join(dict.fromkeys(p for _, p in chosen)),
+        },
+        value=url,
+        severity=None if serious else Severity.LOW,
+    )
+
+
+@check("domains.deceptive_form")
+def deceptive_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG406: IP literals in odd forms, host-like userinfo, a protected domain inside another."""
+    facts = _facts(item, ctx)
+    if facts is None:
+        return
+    problems: list[str] = []
+    user = facts.parsed.user
+    if user and userinfo_looks_like_host(user):
+        problems.append(
+            "the part before '@' looks like a host name, but the browser goes to the host after it"
+        )
+    if facts.host is not None:
+        problems.extend(
+            _short(issue.detail) for issue in facts.host.issues if issue.kind == "deceptive_form"
+        )
+    if problems:
+        domain = _domain(facts.host) if facts.host is not None else "?"
+        yield Hit(
+            pointer=_pointer(item),
+            args={"domain": domain, "detail": "; ".join(problems)},
+            value=facts.host.ascii_host if facts.host is not None else None,
+        )
+
+
+@check("domains.invalid_idn")
+def invalid_idn(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG407: the host fails UTS 46 / IDNA 2008 validation (browsers refuse or mangle it)."""
+    facts = _facts(item, ctx)
+    if facts is None or facts.host is None:
+        return
+    found = [i for i in facts.host.issues if i.kind == "invalid_idn"]
+    if found:
+        yield Hit(
+            pointer=_pointer(item),
+            args={"detail": "; ".join(_short(i.detail) for i in found)},
+            value=facts.parsed.host,
+        )

@@ -1,0 +1,540 @@
+"""Checks for form mode (EG2xx): secrets asked for, pasted into answers, or leaked in requests.
+
+The detection lives in :mod:`elicitguard.checks.forms` (the multilingual field classifier),
+:mod:`elicitguard.checks.secrets` (the credential catalogue) and :mod:`elicitguard.checks.pii`
+(card numbers); this module adapts them to rules and owns two decisions:
+
+* **Which confidence fires.** The classifier says ``high`` when key, title, format or length
+  agree, ``medium`` for one strong signal (a title, a key) and ``low`` for a lone weak word or a
+  description. Only ``medium`` and above fire by default (param ``min_confidence``): a guard
+  that flags harmless fields gets switched off, and a ``low`` verdict is one weak word.
+* **Policy knobs.** Every form rule takes the same params, so ``EG2*: {params: ...}`` sets
+  them all: ``languages`` (lexicons in use), ``extra_words`` (``{lang: {class: [words]}}``),
+  ``allowed_fields`` (property keys or ``/properties/...`` pointers the policy declares
+  harmless) and ``min_confidence``. Params arrive as dicts; they are validated and turned
+  into a hashable :class:`FormSettings` once per compiled rule, and the verdicts of one form
+  are computed once per evaluation, however many rules read them.
+
+No ``Hit.args`` entry ever holds a value from traffic: only property keys (truncated),
+class descriptions, languages and catalogue format names. ``Hit.value`` carries the offending
+value for the keyed fingerprint only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from elicitguard.checks.forms import (
+    ALL_LANGUAGES,
+    FieldVerdict,
+    can_hold,
+    classify_form,
+    message_asks_for_secret,
+)
+from elicitguard.checks.pii import pii_context, scan_pii
+from elicitguard.checks.secrets import SecretMatch, catalogue, is_placeholder, scan_text, scan_value
+from elicitguard.engine.context import CheckContext, check
+from elicitguard.engine.decision import Hit
+from elicitguard.protocol.extract import escape_pointer
+from elicitguard.protocol.items import Item
+from elicitguard.protocol.versions import V2025_06_18
+
+__all__ = ["FormSettings", "settings_of"]
+
+Params = Mapping[str, Any]
+
+_RANK: Final = {"low": 0, "medium": 1, "high": 2}
+_PARAM_KEYS: Final = frozenset(("languages", "extra_words", "allowed_fields", "min_confidence"))
+_MAX_LABEL: Final = 64
+_MAX_DEPTH: Final = 12
+
+WHAT: Final[dict[str, str]] = {
+    "password": "a password or PIN",
+    "api_key": "an API key or access token",
+    "private_key": "a private key or recovery phrase",
+    "otp": "a one-time or two-factor code",
+    "card_number": "a payment card number",
+    "cvv": "a card security code (CVV/CVC)",
+    "security_answer": "a security-question answer",
+    "government_id": "a government ID number",
+    "bank_account": "a bank account number",
+    "health": "health data",
+}
+"""How messages name each class of the classifier."""
+
+#: The key name that gives the secret catalogue's key-name layer the same support as a
+#: field the classifier recognised in any language ("API-Schlüssel" -> ``api_key``).
+#: One-time codes expire within minutes and security answers are ordinary words: an answer
+#: to those fields is not reported (EG201 reports the form that asked).
+_KEY_HINT: Final[dict[str, str]] = {
+    "password": "password",
+    "api_key": "api_key",
+    "private_key": "private_key",
+}
+
+#: Card numbers that payment processors publish for testing; never a live credential.
+_TEST_PANS: Final = frozenset(
+    (
+        "4111111111111111",
+        "4242424242424242",
+        "4012888888881881",
+        "4000056655665556",
+        "5555555555554444",
+        "5105105105105100",
+        "5200828282828210",
+        "378282246310005",
+        "371449635398431",
+        "6011111111111117",
+        "3530111333300000",
+    )
+)
+_SEED_PHRASE: Final = re.compile(r"^\s*(?:[a-z]{3,8}\s+){11,23}[a-z]{3,8}\s*$")
+_SEED_WORDS: Final = frozenset((12, 15, 18, 21, 24))
+_CVV: Final = re.compile(r"^\s*[0-9]{3,4}\s*$")
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True, slots=True)
+class FormSettings:
+    """The form rules' params, validated and hashable (a cache key for verdicts)."""
+
+    languages: tuple[str, ...]
+    extra: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...]
+    allowed: frozenset[str]
+    min_rank: int
+    extra_words: Mapping[str, Mapping[str, Sequence[str]]] = field(
+        default_factory=dict, compare=False, hash=False
+    )
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    """A list of strings from a param, or a clear error."""
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        msg = f"form rule param {where} must be a list of strings"
+        raise ValueError(msg)
+    return tuple(value)
+
+
+def _parse(params: Params) -> FormSettings:
+    """Validate params (names, types, languages) and freeze them."""
+    unknown = sorted(set(params) - _PARAM_KEYS)
+    if unknown:
+        msg = f"unknown form rule param(s) {', '.join(unknown)}; use: {', '.join(sorted(_PARAM_KEYS))}"
+        raise ValueError(msg)
+    languages = _strings(params.get("languages", list(ALL_LANGUAGES)), "`languages`")
+    if not languages:
+        msg = "form rule param `languages` is empty; name at least one language"
+        raise ValueError(msg)
+    raw_extra = params.get("extra_words") or {}
+    if not isinstance(raw_extra, Mapping) or not all(
+        isinstance(groups, Mapping) for groups in raw_extra.values()
+    ):
+        msg = "form rule param `extra_words` must map languages to {class: [words]}"
+        raise ValueError(msg)
+    extra_words = {
+        str(lang): {
+            str(cls): _strings(words, f"`extra_words.{lang}.{cls}`")
+            for cls, words in groups.items()
+        }
+        for lang, groups in raw_extra.items()
+    }
+    frozen = tuple(
+        (lang, tuple(sorted(groups.items()))) for lang, groups in sorted(extra_words.items())
+    )
+    allowed = frozenset(_strings(params.get("allowed_fields", []), "`allowed_fields`"))
+    level = params.get("min_confidence", "medium")
+    if level not in _RANK:
+        msg = f"form rule param `min_confidence` is {level!r}; use low, medium or high"
+        raise ValueError(msg)
+    settings = FormSettings(languages, frozen, allowed, _RANK[level], extra_words)
+    # Compile the lexicons now: an unknown language or class fails here, named.
+    classify_form({}, languages=settings.languages, extra_words=settings.extra_words)
+    return settings
+
+
+_SETTINGS: dict[int, tuple[Params, FormSettings]] = {}
+_SETTINGS_MAX: Final = 256
+
+
+def settings_of(params: Params) -> FormSettings:
+    """The settings of one compiled rule's params (parsed once per params object).
+
+    The cache keeps a reference to the params object it was keyed on, so an ``id`` is never
+    reused while its entry lives.
+    """
+    held = _SETTINGS.get(id(params))
+    if held is not None and held[0] is params:
+        return held[1]
+    settings = _parse(params)
+    if len(_SETTINGS) >= _SETTINGS_MAX:
+        _SETTINGS.pop(next(iter(_SETTINGS)), None)
+    _SETTINGS[id(params)] = (params, settings)
+    return settings
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _label(key: str) -> str:
+    """A property key fit for a message: quoted, truncated, no control characters."""
+    clean = "".join(c if c.isprintable() else "?" for c in key[:_MAX_LABEL])
+    return repr(clean + ("…" if len(key) > _MAX_LABEL else ""))
+
+
+def _form(item: Item) -> tuple[Mapping[str, Any], str] | None:
+    """The request's ``requestedSchema`` and ``message``, when it has a schema."""
+    data = item.data
+    if not isinstance(data, Mapping):
+        return None
+    schema = data.get("requestedSchema")
+    if not isinstance(schema, Mapping):
+        return None
+    message = data.get("message")
+    return schema, message if isinstance(message, str) else ""
+
+
+def _properties(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    props = schema.get("properties")
+    if not isinstance(props, Mapping):
+        return {}
+    return {str(k): v for k, v in props.items() if isinstance(v, Mapping)}
+
+
+def _verdicts(
+    item: Item, ctx: CheckContext, settings: FormSettings, schema: Mapping[str, Any], message: str
+) -> list[FieldVerdict]:
+    """The classifier's verdicts for one form, computed once per evaluation."""
+    key = (id(item), id(schema), settings)
+    memo: dict[Any, list[FieldVerdict]] = ctx.cache.setdefault("forms.verdicts", {})
+    cached = memo.get(key)
+    if cached is None:
+        cached = classify_form(
+            schema,
+            message=message or None,
+            languages=settings.languages,
+            extra_words=settings.extra_words,
+            allowed_fields=settings.allowed,
+        )
+        memo[key] = cached
+    return list(cached)
+
+
+def _fires(verdict: FieldVerdict, settings: FormSettings) -> bool:
+    return _RANK[verdict.confidence] >= settings.min_rank
+
+
+def _fix(era: str | None) -> str:
+    """What to do instead, in the words of the era."""
+    if era == V2025_06_18:
+        return (
+            "2025-06-18 forbids asking for it through elicitation at all; collect it out of "
+            "band, or move to 2025-11-25 or later and use URL mode"
+        )
+    return "collect it through URL mode, on your own page, where the client never sees it"
+
+
+def _schema_pointer(item: Item, verdict: FieldVerdict) -> str:
+    return f"{item.pointer}/requestedSchema{verdict.pointer}"
+
+
+# --------------------------------------------------------------------------- EG201 / EG203
+
+
+@check("forms.secret_fields")
+def secret_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG201: a form property asks for a password, key, token, code or card credential."""
+    form = _form(item)
+    if form is None:
+        return
+    settings = settings_of(params)
+    for verdict in _verdicts(item, ctx, settings, *form):
+        if verdict.secret_class is not None and _fires(verdict, settings):
+            yield Hit(
+                pointer=_schema_pointer(item, verdict),
+                args={
+                    "field": _label(verdict.field),
+                    "what": WHAT.get(verdict.secret_class, "a secret"),
+                    "language": verdict.language or "format",
+                    "confidence": verdict.confidence,
+                    "fix": _fix(item.era),
+                },
+            )
+
+
+@check("forms.sensitive_fields")
+def sensitive_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG203: a form property collects a government id, bank account or health data."""
+    form = _form(item)
+    if form is None:
+        return
+    settings = settings_of(params)
+    for verdict in _verdicts(item, ctx, settings, *form):
+        if verdict.sensitive_class is None or not _fires(verdict, settings):
+            continue
+        if verdict.secret_class is not None:
+            continue  # EG201 reports this field
+        yield Hit(
+            pointer=_schema_pointer(item, verdict),
+            args={
+                "field": _label(verdict.field),
+                "what": WHAT.get(verdict.sensitive_class, "sensitive personal data"),
+                "language": verdict.language or "format",
+            },
+        )
+
+
+# --------------------------------------------------------------------------- EG206
+
+
+@check("forms.secret_asked_in_message")
+def secret_asked_in_message(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG206: a form-mode message tells the user to type or paste a secret.
+
+    Only when the form has a field that could carry it: "enter your API key on the page we
+    opened, then tick the box" asks for the key somewhere else.
+    """
+    form = _form(item)
+    if form is None or not form[1]:
+        return
+    schema, message = form
+    settings = settings_of(params)
+    ask = message_asks_for_secret(
+        message, languages=settings.languages, extra_words=settings.extra_words
+    )
+    if ask is None:
+        return
+    carriers = [
+        key
+        for key, prop in _properties(schema).items()
+        if can_hold(prop, ask.secret_class)
+        and key not in settings.allowed
+        and "/properties/" + escape_pointer(key) not in settings.allowed
+    ]
+    if not carriers:
+        return
+    yield Hit(
+        pointer=item.pointer + "/message",
+        args={
+            "what": WHAT.get(ask.secret_class, "a secret"),
+            "language": ask.language or "?",
+            "fix": _fix(item.era),
+        },
+    )
+
+
+# --------------------------------------------------------------------------- EG205
+
+
+def _entry_names() -> dict[str, str]:
+    names = {entry.id: entry.name for entry in catalogue()}
+    names["password-under-key"] = "a password (the field asks for one)"
+    names["secret-under-key"] = "a credential-shaped value (the field asks for a key or token)"
+    return names
+
+
+_NAMES: dict[str, str] = {}
+
+
+def _name(match_type: str) -> str:
+    """A readable name for a catalogue format (never the value)."""
+    if not _NAMES:
+        _NAMES.update(_entry_names())
+    name = _NAMES.get(match_type, match_type)
+    if name.startswith(("a ", "an ")):
+        return name
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
+def _best(matches: Sequence[SecretMatch]) -> SecretMatch | None:
+    """The most certain match that is at least of medium confidence."""
+    kept = [m for m in matches if m.confidence in ("high", "medium")]
+    return max(kept, key=lambda m: _RANK[m.confidence]) if kept else None
+
+
+def _request_strings(
+    value: Any, pointer: str, depth: int = 0
+) -> Iterator[tuple[str, str, str | None]]:
+    """Every string of a schema, as (pointer, text, key of the property whose default it is)."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        yield pointer, value, None
+    elif isinstance(value, Mapping):
+        for key, child in value.items():
+            if not isinstance(key, str):
+                continue
+            child_ptr = f"{pointer}/{escape_pointer(key)}"
+            if key == "properties" and isinstance(child, Mapping):
+                for name, prop in child.items():
+                    prop_ptr = f"{child_ptr}/{escape_pointer(str(name))}"
+                    if isinstance(prop, Mapping) and isinstance(prop.get("default"), str):
+                        yield f"{prop_ptr}/default", prop["default"], str(name)
+                        rest = {k: v for k, v in prop.items() if k != "default"}
+                        yield from _request_strings(rest, prop_ptr, depth + 2)
+                    else:
+                        yield from _request_strings(prop, prop_ptr, depth + 2)
+            else:
+                yield from _request_strings(child, child_ptr, depth + 1)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _request_strings(child, f"{pointer}/{index}", depth + 1)
+
+
+def _where(pointer: str, base: str) -> str:
+    """Where in the request a string sits, for the message."""
+    rest = pointer.removeprefix(base)
+    if rest == "/message":
+        return "The message"
+    parts = rest.split("/")
+    if len(parts) >= 4 and parts[1:3] == ["requestedSchema", "properties"]:
+        name = parts[3].replace("~1", "/").replace("~0", "~")
+        what = parts[4] if len(parts) > 4 else "schema"
+        noun = {"default": "The default", "enum": "An enum value", "title": "The title"}.get(
+            what, f"The `{what[:20]}`"
+        )
+        return f"{noun} of field {_label(name)}"
+    return "The request"
+
+
+@check("forms.secret_in_request")
+def secret_in_request(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG205: a default, enum value or any text of a form request carries a credential."""
+    data = item.data
+    if not isinstance(data, Mapping):
+        return
+    settings = settings_of(params)
+    hints: dict[str, str] = {}
+    form = _form(item)
+    if form is not None:
+        for verdict in _verdicts(item, ctx, settings, *form):
+            hint = _KEY_HINT.get(verdict.secret_class or "")
+            if hint and _fires(verdict, settings):
+                hints[verdict.field] = hint
+    strings: list[tuple[str, str, str | None]] = []
+    message = data.get("message")
+    if isinstance(message, str):
+        strings.append((item.pointer + "/message", message, None))
+    schema = data.get("requestedSchema")
+    if isinstance(schema, Mapping):
+        strings.extend(_request_strings(schema, item.pointer + "/requestedSchema"))
+    for pointer, text, key in strings:
+        if key is not None:
+            found = scan_value(text, key)
+            if not found and key in hints:
+                found = scan_value(text, hints[key])
+        else:
+            found = scan_text(text)
+        match = _best(found)
+        if match is not None:
+            yield Hit(
+                pointer=pointer,
+                args={"where": _where(pointer, item.pointer), "what": _name(match.type)},
+                value=match.value,
+            )
+
+
+# --------------------------------------------------------------------------- EG204
+
+
+def _answer_strings(value: Any) -> list[str]:
+    """The text a content value carries (multi-select arrays included; numbers as digits)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [str(value)]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)][:64]
+    return []
+
+
+def _answer_schema(item: Item, content: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The schema the answer fills; without one, its keys alone are classified."""
+    if isinstance(item.schema, Mapping) and isinstance(item.schema.get("properties"), Mapping):
+        return item.schema
+    return {"type": "object", "properties": {str(k): {"type": "string"} for k in content}}
+
+
+def _card(text: str, key: str, kind: str | None) -> SecretMatch | None:
+    """A Luhn-valid card number where the field is about cards (published test cards skipped)."""
+    if kind != "card_number" and pii_context(key) != "card":
+        return None
+    for match in scan_pii(text, "card_number"):
+        digits = re.sub(r"[ -]", "", match.value)
+        if match.type == "card_number" and digits not in _TEST_PANS:
+            return SecretMatch("payment-card-number", 0, len(text), match.value, "high")
+    return None
+
+
+def _class_specific(text: str, kind: str | None) -> SecretMatch | None:
+    """Shapes only the field's class makes meaningful: a seed phrase, a CVV."""
+    phrase = kind == "private_key" and _SEED_PHRASE.match(text) is not None
+    if phrase and len(text.split()) in _SEED_WORDS and not is_placeholder(text):
+        return SecretMatch("recovery-phrase", 0, len(text), text, "high")
+    if kind == "cvv" and _CVV.match(text) and len(set(text.strip())) > 1:
+        return SecretMatch("card-security-code", 0, len(text), text, "high")
+    return None
+
+
+_ANSWER_NAMES: Final = {
+    "payment-card-number": "a payment card number",
+    "recovery-phrase": "a wallet recovery phrase",
+    "card-security-code": "a card security code",
+}
+
+
+def _answer_match(
+    text: str, key: str, verdict: FieldVerdict | None, settings: FormSettings
+) -> SecretMatch | None:
+    """The credential in one answer value: catalogue formats, then what the field supports.
+
+    A field the policy allows keeps only the catalogue (a GitHub token is a token under any
+    name); elsewhere the key name, or the class the classifier saw in the field's title in
+    any language, lets a credential-shaped value count.
+    """
+    if key in settings.allowed or "/properties/" + escape_pointer(key) in settings.allowed:
+        return _best(scan_value(text))
+    fired = verdict is not None and _fires(verdict, settings)
+    secret_class = verdict.secret_class if verdict is not None and fired else None
+    found = scan_value(text, key)
+    hint = _KEY_HINT.get(secret_class or "")
+    if not found and hint is not None:
+        found = scan_value(text, hint)
+    match = _best(found)
+    if match is not None:
+        return match
+    return _class_specific(text, secret_class) or _card(text, key, secret_class)
+
+
+@check("forms.secret_in_answer")
+def secret_in_answer(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG204: the content of an answer carries a credential (whatever the ``action``)."""
+    data = item.data
+    if not isinstance(data, Mapping):
+        return
+    content = data.get("content")
+    if not isinstance(content, Mapping) or not content:
+        return
+    settings = settings_of(params)
+    schema = _answer_schema(item, content)
+    verdicts = {v.field: v for v in _verdicts(item, ctx, settings, schema, "")}
+    for key, value in content.items():
+        name = str(key)
+        for text in _answer_strings(value):
+            match = _answer_match(text, name, verdicts.get(name), settings)
+            if match is None:
+                continue
+            yield Hit(
+                pointer=f"{item.pointer}/content/{escape_pointer(name)}",
+                args={
+                    "field": _label(name),
+                    "what": _ANSWER_NAMES.get(match.type) or _name(match.type),
+                },
+                value=match.value,
+                field=name,
+            )
+            break

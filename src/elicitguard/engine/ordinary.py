@@ -1,0 +1,139 @@
+"""Items from ordinary traffic, made only when the compiled policy needs them.
+
+The extractor finds elicitation; most messages have none and take the fast path. A few
+identity and token rules must look at ordinary messages too:
+
+* ``client_request`` items (EG502 asserted identity, EG602 foreign tokens, EG604 tokens in
+  the query string) are made for a client request only when a rule for them is enabled on
+  this side **and** a cheap look finds something to judge: an identity-named ``_meta`` key,
+  an identity header, a query string on the request target (the ``:path`` pseudo-header),
+  an ``Authorization`` header when the policy names this server's audience, or a tool
+  argument a policy names. Everything else stays on the fast path.
+* ``server_message`` items (EG603, third-party credentials sent to the client) are made for
+  a server-to-client message without elicitation only when a rule for them is enabled on
+  this side **and** either the credential vault holds something or the rule asks to scan
+  every message (``params: {catalogue: true}``). With an empty vault and the default
+  parameters, results and errors never leave the fast path.
+
+:class:`OrdinaryPlan` is compiled once per engine from the policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from elicitguard.checks.identity import IDENTITY_HEADERS, META_STANDARD_KEYS, META_STANDARD_PREFIX
+from elicitguard.engine.policy import Policy
+from elicitguard.protocol.envelope import Direction, Envelope, Side
+from elicitguard.protocol.items import Item, ItemKind
+from elicitguard.protocol.session import SessionState
+from elicitguard.protocol.versions import META_PROTOCOL_VERSION, normalise_version
+
+__all__ = ["OrdinaryPlan"]
+
+
+class OrdinaryPlan:
+    """Which ordinary items this policy wants, per side; consulted on every message."""
+
+    __slots__ = ("active", "argument_names", "authorization", "client_sides", "server_sides")
+
+    def __init__(self, policy: Policy) -> None:
+        self.client_sides = frozenset(
+            side for side in Side if policy.rules_for(ItemKind.CLIENT_REQUEST, side)
+        )
+        #: side -> True when a rule scans every server message, False when only a
+        #: non-empty vault turns the scan on.
+        self.server_sides: dict[Side, bool] = {}
+        for side in Side:
+            rules = policy.rules_for(ItemKind.SERVER_MESSAGE, side)
+            if rules:
+                self.server_sides[side] = any(r.params.get("catalogue") for r in rules)
+        names: set[str] = set()
+        for side in self.client_sides:
+            for rule in policy.rules_for(ItemKind.CLIENT_REQUEST, side):
+                names.update(str(n) for n in rule.params.get("arguments") or ())
+        self.argument_names = frozenset(names)
+        self.authorization = bool(policy.identity.get("audience") or policy.identity.get("issuers"))
+        self.active = bool(self.client_sides or self.server_sides)
+
+    def extend(
+        self,
+        envelope: Envelope,
+        items: list[Item],
+        state: SessionState,
+        default_era: str | None,
+        services: Mapping[str, Any],
+    ) -> list[Item]:
+        """``items`` plus the ordinary item this message needs, if any."""
+        message = envelope.message
+        side = envelope.side
+        if envelope.direction is Direction.CLIENT_TO_SERVER:
+            if side not in self.client_sides or "id" not in message:
+                return items
+            method = message.get("method")
+            if not isinstance(method, str) or not self._client_interesting(envelope, method):
+                return items
+            params = message.get("params")
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            meta_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+            era = _era(envelope, state, default_era, meta_version)
+            return [*items, Item(ItemKind.CLIENT_REQUEST, "", era, message, method=method)]
+        scan_all = self.server_sides.get(side)
+        if scan_all is None:
+            return items
+        if not scan_all:
+            vault = services.get("vault")
+            if vault is None or not len(vault):
+                return items
+        if any(i.is_elicitation for i in items):
+            return items
+        era = items[0].era if items else _era(envelope, state, default_era, None)
+        method = message.get("method")
+        return [
+            *items,
+            Item(
+                ItemKind.SERVER_MESSAGE,
+                "",
+                era,
+                message,
+                method=method if isinstance(method, str) else None,
+            ),
+        ]
+
+    def _client_interesting(self, envelope: Envelope, method: str) -> bool:
+        headers = envelope.headers
+        if headers:
+            path = headers.get(":path")
+            if path is not None and "?" in path:
+                return True
+            if self.authorization and "authorization" in headers:
+                return True
+            for name in headers:
+                if name in IDENTITY_HEADERS or name.startswith("x-user-"):
+                    return True
+        params = envelope.message.get("params")
+        if not isinstance(params, dict):
+            return False
+        meta = params.get("_meta")
+        if isinstance(meta, dict):
+            for key in meta:
+                if not (
+                    isinstance(key, str)
+                    and (key.startswith(META_STANDARD_PREFIX) or key in META_STANDARD_KEYS)
+                ):
+                    return True
+        if self.argument_names and method == "tools/call":
+            arguments = params.get("arguments")
+            if isinstance(arguments, dict) and not self.argument_names.isdisjoint(arguments):
+                return True
+        return False
+
+
+def _era(envelope: Envelope, state: SessionState, default: str | None, meta: Any) -> str | None:
+    return (
+        normalise_version(meta)
+        or normalise_version(envelope.protocol_version)
+        or state.era
+        or default
+    )

@@ -1,0 +1,586 @@
+"""Pure ASGI middleware that enforces the policy on Streamable HTTP traffic.
+
+Wrap any MCP Streamable HTTP app (``mcp.streamable_http_app()``, a FastMCP app) or, as
+``elicitguard proxy http`` does, an app that forwards to a remote server::
+
+    app = ElicitGuardMiddleware(mcp.streamable_http_app(), Relay(engine, side=Side.SERVER))
+
+It needs no web framework: it wraps ``receive`` and ``send``.
+
+* ``POST`` to the MCP path: the body (one JSON-RPC message, at most
+  ``limits.max_message_bytes``) is judged before the app sees it. A blocked request is
+  answered here; a blocked notification gets ``202``; a changed body is passed on with its
+  ``Content-Length`` and the ``Mcp-Method``, ``Mcp-Name`` and ``MCP-Protocol-Version`` headers
+  made consistent with it. Every other header, ``Mcp-Param-*`` included, passes untouched.
+* Responses: a JSON body is judged whole (it is one message); an SSE body is streamed and
+  each event is judged as it completes, never the whole stream; unchanged events go on byte
+  for byte, and event ids survive a dropped event.
+* A server's pushed ``elicitation/create`` that the policy blocks never reaches the client;
+  the guard answers the server with a new ``POST`` holding the JSON-RPC error, as the client
+  would have (the push era's reply POST, with the session's headers).
+* When the app's response ends before it answered the client's request (the upstream died),
+  the client gets a JSON-RPC error for that request instead of silence.
+* ``GET`` streams are judged like POST streams; ``DELETE`` forgets the session's state.
+
+Session state lives under the ``Mcp-Session-Id`` in the push era. A 2026-07-28 exchange has
+no session: it gets a state of its own for its pending id, sharing one map of input-required
+rounds (keyed by the round's ``requestState``) per credential, so that a retry on a new
+connection still finds the entries the guard removed.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from elicitguard.errors import FrameError
+from elicitguard.integrations.actions import (
+    PARSE_ERROR,
+    Drop,
+    Forward,
+    Outcome,
+    Relay,
+    Replace,
+    Reply,
+    dumps,
+    error_response,
+)
+from elicitguard.integrations.recorder import Recorder
+from elicitguard.integrations.sse import SseEvent, SseParser, format_event
+from elicitguard.protocol.envelope import Direction
+from elicitguard.protocol.session import BoundedMap, ChainState, SessionState
+from elicitguard.protocol.versions import META_PROTOCOL_VERSION
+
+__all__ = [
+    "ASGIApp",
+    "ElicitGuardMiddleware",
+    "Receive",
+    "Scope",
+    "Send",
+    "consistent_headers",
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+INTERNAL_ERROR = -32603
+_NO_ID = object()
+_NAMED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+C2S = Direction.CLIENT_TO_SERVER
+S2C = Direction.SERVER_TO_CLIENT
+
+
+def consistent_headers(
+    headers: list[tuple[bytes, bytes]], message: dict[str, Any]
+) -> list[tuple[bytes, bytes]]:
+    """Headers that agree with ``message``: Content-Length, and the Mcp-* headers present.
+
+    The 2026-07-28 transport makes a server refuse a request whose ``Mcp-Method``,
+    ``Mcp-Name`` or ``MCP-Protocol-Version`` differs from its body (-32020), so a guard that
+    rewrites a body must rewrite these too. Headers the client did not send are not added.
+    """
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
+    method = message.get("method")
+    meta = params.get("_meta")
+    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    name = params.get("name", params.get("uri")) if method in _NAMED_METHODS else None
+    out: list[tuple[bytes, bytes]] = []
+    for key, value in headers:
+        lower = key.lower()
+        if lower == b"content-length":
+            continue
+        if lower == b"mcp-method" and isinstance(method, str):
+            value = _header_value(method)
+        elif lower == b"mcp-name" and isinstance(name, str):
+            value = _header_value(name)
+        elif lower == b"mcp-protocol-version" and isinstance(version, str):
+            value = _header_value(version)
+        out.append((key, value))
+    return out
+
+
+def _header_value(text: str) -> bytes:
+    """A header value; non-ASCII (or unsafe) text uses the transport's ``=?base64?...?=``."""
+    if text.isascii() and text.isprintable() and text.strip() == text:
+        return text.encode("ascii")
+    return b"=?base64?" + base64.b64encode(text.encode("utf-8", "surrogatepass")) + b"?="
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def _set_length(headers: list[tuple[bytes, bytes]], length: int) -> list[tuple[bytes, bytes]]:
+    out = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+    out.append((b"content-length", str(length).encode("ascii")))
+    return out
+
+
+@dataclass(slots=True)
+class _Exchange:
+    """One HTTP request and its response, as the guard follows it."""
+
+    scope: Scope
+    headers: dict[str, str]
+    session: str
+    ephemeral: bool
+    request_id: Any = _NO_ID
+    answered: bool = False
+    new_session: str | None = None
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.headers.get("mcp-protocol-version")
+
+
+class ElicitGuardMiddleware:
+    """Enforces a policy on one MCP endpoint of an ASGI app (see the module docstring)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        relay: Relay,
+        *,
+        path: str | None = "/mcp",
+        recorder: Recorder | None = None,
+    ) -> None:
+        self.app = app
+        self.relay = relay
+        self.path = path.rstrip("/") or "/" if path is not None else None
+        self.recorder = recorder
+        self.max_bytes = relay.policy.limits.max_message_bytes
+        self._chains: BoundedMap[str, BoundedMap[str, ChainState]] = BoundedMap(4096)
+
+    # --- dispatch -----------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self._is_mcp(scope):
+            await self.app(scope, receive, send)
+            return
+        method = scope.get("method")
+        if method == "POST":
+            await self._post(scope, receive, send)
+        elif method == "GET":
+            exchange = self._exchange(scope)
+            try:
+                await self.app(scope, receive, _ResponseFilter(self, exchange, send).send)
+            finally:
+                self._finish(exchange)
+        elif method == "DELETE":
+            await self._delete(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    def _is_mcp(self, scope: Scope) -> bool:
+        if self.path is None:
+            return True
+        path = str(scope.get("path", "")).rstrip("/") or "/"
+        return path == self.path
+
+    # --- sessions -----------------------------------------------------------------------
+
+    def _exchange(self, scope: Scope) -> _Exchange:
+        headers = _headers(scope)
+        session_id = headers.get("mcp-session-id")
+        if session_id:
+            return _Exchange(scope, headers, "http:" + session_id, ephemeral=False)
+        key = "x:" + os.urandom(12).hex()
+        state = self.relay.engine.store.get(key)
+        state.chains = self._shared_chains(headers)
+        return _Exchange(scope, headers, key, ephemeral=True)
+
+    def _shared_chains(self, headers: dict[str, str]) -> BoundedMap[str, ChainState]:
+        """Rounds are shared per credential, never across credentials."""
+        credential = headers.get("authorization", "")
+        key = hashlib.sha256(credential.encode("utf-8", "surrogatepass")).hexdigest()
+        chains = self._chains.get(key)
+        if chains is None:
+            chains = BoundedMap(1024)
+            self._chains.put(key, chains)
+        return chains
+
+    def _adopt(self, exchange: _Exchange) -> None:
+        """The initialize response named a session: move the exchange's state under it."""
+        if not exchange.ephemeral or exchange.new_session is None:
+            return
+        store = self.relay.engine.store
+        old = store.get(exchange.session)
+        new_key = "http:" + exchange.new_session
+        new = store.get(new_key)
+        for spec in dataclasses.fields(SessionState):
+            setattr(new, spec.name, getattr(old, spec.name))
+        new.chains = BoundedMap(1024)
+        store.drop(exchange.session)
+        exchange.session = new_key
+        exchange.ephemeral = False
+
+    def _finish(self, exchange: _Exchange) -> None:
+        if exchange.ephemeral:
+            self.relay.engine.store.drop(exchange.session)
+
+    # --- POST ---------------------------------------------------------------------------
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        exchange = self._exchange(scope)
+        try:
+            body = await self._read_body(receive)
+            if body is None:
+                return  # the client went away
+            data, size = body
+            if size > self.max_bytes:
+                error = FrameError(
+                    "too_large",
+                    f"frame of {size} bytes is over the limit of {self.max_bytes} bytes",
+                )
+                outcome = self.relay.bad_frame(data, error, C2S, session=exchange.session)
+                await self._answer_bad(outcome, send)
+                return
+            parsed = self.relay.parse(data, C2S, session=exchange.session)
+            if not isinstance(parsed, dict):
+                await self._answer_bad(parsed, send)
+                return
+            self._record(parsed, C2S, exchange)
+            outcome = self.relay.inspect(
+                parsed,
+                C2S,
+                raw=data,
+                session=exchange.session,
+                headers=exchange.headers,
+                protocol_version=exchange.protocol_version,
+            )
+            if isinstance(outcome, Reply):
+                await _respond(send, 200, outcome.to_bytes())
+                return
+            if isinstance(outcome, Drop):
+                await _respond(send, 202, b"", content_type=None)
+                return
+            if "method" in parsed and "id" in parsed:
+                exchange.request_id = parsed["id"]
+            if isinstance(outcome, Replace):
+                data = outcome.to_bytes()
+                scope = dict(scope)
+                scope["headers"] = _set_length(
+                    consistent_headers(list(scope.get("headers", [])), outcome.message), len(data)
+                )
+                exchange.scope = scope
+            await self.app(
+                scope, _replay(data, receive), _ResponseFilter(self, exchange, send).send
+            )
+        finally:
+            self._finish(exchange)
+
+    async def _read_body(self, receive: Receive) -> tuple[bytes, int] | None:
+        """The request body, at most the limit kept (plus the total size)."""
+        chunks: list[bytes] = []
+        kept = 0
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if kept <= self.max_bytes:
+                chunks.append(chunk)
+                kept += len(chunk)
+            if not message.get("more_body", False):
+                break
+        data = b"".join(chunks)
+        return (data if size <= self.max_bytes else data[:8192]), size
+
+    async def _answer_bad(self, outcome: Outcome, send: Send) -> None:
+        """A client frame that could not be parsed: a JSON-RPC error, HTTP 400."""
+        if isinstance(outcome, Reply):
+            body = outcome.to_bytes()
+        else:
+            decision = outcome.decision
+            codes = list(decision.codes) if decision is not None else []
+            decision_id = decision.decision_id if decision is not None else ""
+            body = dumps(
+                error_response(
+                    None,
+                    PARSE_ERROR,
+                    "elicitguard could not use this message",
+                    {"elicitguard": {"codes": codes, "decision_id": decision_id}},
+                )
+            )
+        await _respond(send, 400, body)
+
+    # --- DELETE -------------------------------------------------------------------------
+
+    async def _delete(self, scope: Scope, receive: Receive, send: Send) -> None:
+        session_id = _headers(scope).get("mcp-session-id")
+        status: list[int] = []
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status.append(int(message["status"]))
+            await send(message)
+
+        await self.app(scope, receive, watch)
+        if session_id and status and 200 <= status[0] < 300:
+            self.relay.engine.store.drop("http:" + session_id)
+
+    # --- messages from the server -------------------------------------------------------
+
+    async def server_message(self, data: bytes, exchange: _Exchange) -> bytes | None:
+        """Judge one message from the server; return what the client gets (``None``: nothing)."""
+        parsed = self.relay.parse(data, S2C, session=exchange.session)
+        if not isinstance(parsed, dict):
+            return await self._server_bad(parsed, exchange)
+        self._record(parsed, S2C, exchange)
+        is_answer = "method" not in parsed and exchange.request_id is not _NO_ID
+        if is_answer and _same_id(parsed.get("id", _NO_ID), exchange.request_id):
+            exchange.answered = True
+        outcome = self.relay.inspect(
+            parsed,
+            S2C,
+            raw=data,
+            session=exchange.session,
+            headers=exchange.headers,
+            protocol_version=exchange.protocol_version,
+        )
+        if exchange.answered and exchange.new_session is not None:
+            self._adopt(exchange)
+        if isinstance(outcome, Forward):
+            return data
+        if isinstance(outcome, Replace):
+            return outcome.to_bytes()
+        if isinstance(outcome, Reply):
+            await self._reply_to_server(outcome.to_bytes(), exchange)
+            return None
+        return self._dropped(outcome, exchange)
+
+    async def _server_bad(self, outcome: Outcome, exchange: _Exchange) -> bytes | None:
+        if isinstance(outcome, Reply):
+            await self._reply_to_server(outcome.to_bytes(), exchange)
+            return None
+        if isinstance(outcome, Drop):
+            return self._dropped(outcome, exchange)
+        return None
+
+    def _dropped(self, outcome: Outcome, exchange: _Exchange) -> bytes | None:
+        """A dropped server message that answered the client's request becomes an error."""
+        jsonrpc_id = outcome.jsonrpc_id if isinstance(outcome, Drop) else None
+        if jsonrpc_id is None or not _same_id(jsonrpc_id, exchange.request_id):
+            return None
+        exchange.answered = True
+        decision = outcome.decision
+        return dumps(
+            error_response(
+                jsonrpc_id,
+                INTERNAL_ERROR,
+                "elicitguard dropped the server's answer",
+                {
+                    "elicitguard": {
+                        "codes": list(decision.codes) if decision is not None else [],
+                        "decision_id": decision.decision_id if decision is not None else "",
+                    }
+                },
+            )
+        )
+
+    def unanswered(self, exchange: _Exchange) -> bytes | None:
+        """The error the client gets when the response ended without answering its request."""
+        if exchange.request_id is _NO_ID or exchange.answered:
+            return None
+        exchange.answered = True
+        return dumps(
+            error_response(
+                exchange.request_id,
+                INTERNAL_ERROR,
+                "elicitguard: the MCP server closed the stream before answering",
+                {"elicitguard": {"reason": "upstream_closed"}},
+            )
+        )
+
+    async def _reply_to_server(self, body: bytes, exchange: _Exchange) -> None:
+        """The push era's reply POST: answer the server's request as the client would have."""
+        drop = {b"content-length", b"content-type", b"accept", b"mcp-method", b"mcp-name"}
+        headers = [(k, v) for k, v in exchange.scope.get("headers", []) if k.lower() not in drop]
+        if exchange.new_session is not None and not any(
+            k.lower() == b"mcp-session-id" for k, _ in headers
+        ):
+            headers.append((b"mcp-session-id", exchange.new_session.encode("latin-1")))
+        headers += [
+            (b"content-type", b"application/json"),
+            (b"accept", b"application/json, text/event-stream"),
+            (b"content-length", str(len(body)).encode("ascii")),
+        ]
+        scope = dict(exchange.scope)
+        scope.update(method="POST", headers=headers)
+
+        async def discard(message: Message) -> None:
+            return None
+
+        await self.app(scope, _replay(body, None), discard)
+
+    def _record(self, message: dict[str, Any], direction: Direction, exchange: _Exchange) -> None:
+        if self.recorder is not None:
+            session_id = exchange.headers.get("mcp-session-id") or exchange.new_session
+            self.recorder.record(
+                message,
+                direction,
+                session=session_id,
+                headers=exchange.headers if direction is C2S else None,
+                protocol_version=exchange.protocol_version,
+            )
+
+
+def _same_id(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _replay(body: bytes, receive: Receive | None) -> Receive:
+    """A ``receive`` that yields ``body`` once, then defers to the real one (disconnects)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        if receive is None:
+            return {"type": "http.disconnect"}
+        return await receive()
+
+    return replay
+
+
+async def _respond(
+    send: Send, status: int, body: bytes, *, content_type: bytes | None = b"application/json"
+) -> None:
+    headers = [(b"content-length", str(len(body)).encode("ascii"))]
+    if content_type is not None:
+        headers.append((b"content-type", content_type))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+@dataclass(slots=True)
+class _ResponseFilter:
+    """Wraps ``send``: judges JSON bodies whole and SSE bodies event by event."""
+
+    guard: ElicitGuardMiddleware
+    exchange: _Exchange
+    downstream: Send
+    mode: str = "pass"
+    start: Message | None = None
+    chunks: list[bytes] = field(default_factory=list)
+    size: int = 0
+    parser: SseParser | None = None
+    finished: bool = False
+
+    async def send(self, message: Message) -> None:
+        kind = message["type"]
+        if kind == "http.response.start":
+            await self._start(message)
+        elif kind == "http.response.body":
+            if self.mode == "json":
+                await self._json_body(message)
+            elif self.mode == "sse":
+                await self._sse_body(message)
+            else:
+                await self.downstream(message)
+        else:
+            await self.downstream(message)
+
+    async def _start(self, message: Message) -> None:
+        headers = list(message.get("headers", []))
+        content_type = b""
+        for key, value in headers:
+            lower = key.lower()
+            if lower == b"content-type":
+                content_type = value.lower()
+            elif lower == b"mcp-session-id" and self.exchange.ephemeral:
+                self.exchange.new_session = value.decode("latin-1")
+        if content_type.startswith(b"application/json"):
+            self.mode = "json"
+            self.start = message
+            return
+        if content_type.startswith(b"text/event-stream"):
+            self.mode = "sse"
+            self.parser = SseParser(self.guard.max_bytes + 1024)
+            message = dict(message)
+            message["headers"] = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+        await self.downstream(message)
+
+    async def _json_body(self, message: Message) -> None:
+        chunk = message.get("body", b"")
+        if self.size <= self.guard.max_bytes:
+            self.chunks.append(chunk)
+        self.size += len(chunk)
+        if message.get("more_body", False):
+            return
+        start = self.start or {"type": "http.response.start", "status": 200, "headers": []}
+        data = b"".join(self.chunks)
+        if self.size > self.guard.max_bytes:
+            error = FrameError("too_large", f"response of {self.size} bytes is over the limit")
+            outcome = self.guard.relay.bad_frame(
+                data[:8192], error, S2C, session=self.exchange.session
+            )
+            out = self.guard._dropped(outcome, self.exchange) or self.guard.unanswered(
+                self.exchange
+            )
+        elif not data.strip():
+            out = data
+        else:
+            out = await self.guard.server_message(data, self.exchange)
+            if out is None:
+                out = self.guard.unanswered(self.exchange)
+        body = out if out is not None else b""
+        start = dict(start)
+        start["headers"] = _set_length(list(start.get("headers", [])), len(body))
+        if out is None:
+            start["status"] = 202
+        await self.downstream(start)
+        await self.downstream({"type": "http.response.body", "body": body, "more_body": False})
+
+    async def _sse_body(self, message: Message) -> None:
+        parser = self.parser
+        if parser is None:  # pragma: no cover - set in _start
+            return
+        more = bool(message.get("more_body", False))
+        events = parser.feed(message.get("body", b""))
+        if not more:
+            events += parser.close()
+        out = bytearray()
+        for event in events:
+            out += await self._event(event)
+        if not more:
+            tail = self.guard.unanswered(self.exchange)
+            if tail is not None:
+                out += format_event(tail, event=b"message")
+        if out or not more:
+            await self.downstream(
+                {"type": "http.response.body", "body": bytes(out), "more_body": more}
+            )
+
+    async def _event(self, event: SseEvent) -> bytes:
+        if event.oversize:
+            error = FrameError("too_large", f"event of {event.size} bytes is over the limit")
+            outcome = self.guard.relay.bad_frame(b"", error, S2C, session=self.exchange.session)
+            replaced = self.guard._dropped(outcome, self.exchange)
+            return _keep_id(event, replaced)
+        if event.data is None or not event.data.strip():
+            return event.raw  # comments, priming events, bare ids
+        out = await self.guard.server_message(event.data, self.exchange)
+        if out is event.data:
+            return event.raw
+        return _keep_id(event, out)
+
+
+def _keep_id(event: SseEvent, data: bytes | None) -> bytes:
+    """An event's replacement; a dropped event keeps its id so resumption still works."""
+    if data is None:
+        return format_event(None, id=event.id) if event.id is not None else b""
+    return format_event(data, event=event.event, id=event.id, retry=event.retry)
