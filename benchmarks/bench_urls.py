@@ -31,11 +31,11 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Pair, measure_pair, print_table  # noqa: E402
+from harness import Pair, measure_pair, print_table
 
-from elicitguard import Direction, Engine, Envelope, Side, load_policy  # noqa: E402
-from elicitguard.audit.sink import AuditSink  # noqa: E402
-from elicitguard.checks.url_safety import (  # noqa: E402
+from elicitguard import Direction, Engine, Envelope, Side, load_policy
+from elicitguard.audit.sink import AuditSink
+from elicitguard.checks.url_safety import (
     binding_handle,
     credentials_in_url,
     insecure_scheme,
@@ -43,8 +43,8 @@ from elicitguard.checks.url_safety import (  # noqa: E402
     pii_in_url,
     preauthenticated_url,
 )
-from elicitguard.checks.urls import parse_url  # noqa: E402
-from elicitguard.identity.keys import KeyRing  # noqa: E402
+from elicitguard.checks.urls import parse_url
+from elicitguard.identity.keys import KeyRing
 
 ALNUM = string.ascii_letters + string.digits
 URLSAFE = ALNUM + "-_"

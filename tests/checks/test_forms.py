@@ -174,6 +174,7 @@ FIELD_ROWS: list[tuple[str, str, dict[str, Any], str | None, str | None]] = [
     # ---------------------------------------------------------------- zh-Hant: secrets
     ("zh-Hant", "mima", s("密碼"), P, None),  # password
     ("zh-Hant", "new_pwd", s("新密碼", desc="至少 8 個字元"), P, None),  # new password
+    ("zh-Hant", "zhifu", n("支付密碼", maximum=999999), P, None),  # 6-digit payment password
     ("zh-Hant", "key", s("API 金鑰"), K, None),  # API key
     ("zh-Hant", "token", s("存取權杖"), K, None),  # access token
     ("zh-Hant", "siyao", s("私鑰"), PK, None),  # private key
@@ -574,6 +575,14 @@ def test_reasons_never_carry_the_default() -> None:
     (verdict,) = classify_form(schema)
     assert verdict.secret_class == K
     assert not any("ghp_" in reason for reason in verdict.reasons)
+
+
+@pytest.mark.parametrize("title", ["支付密码", "交易密码", "支付密碼", "交易密碼"])
+def test_numeric_payment_password_is_at_least_medium(title: str) -> None:
+    """A 6-digit payment or trading password is a PIN: a number field does not weaken it."""
+    (verdict,) = classify_form(form(pay=n(title, maximum=999999)))
+    assert verdict.secret_class == P
+    assert verdict.confidence in ("medium", "high")
 
 
 def test_high_confidence_with_format_and_title() -> None:

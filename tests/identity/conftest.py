@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.integration_support import require, require_module
 
 from elicitguard.identity.keys import KeyRing, load_keyring
-from tests.integration_support import require, require_module
 
 
 def key_json(*ids: str, retired: tuple[str, ...] = ()) -> str:

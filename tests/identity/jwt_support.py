@@ -136,7 +136,9 @@ class JsonServer:
 
 
 @contextmanager
-def serve_json(document: dict[str, Any], *, tls: tuple[Path, Path] | None = None) -> Iterator[JsonServer]:
+def serve_json(
+    document: dict[str, Any], *, tls: tuple[Path, Path] | None = None
+) -> Iterator[JsonServer]:
     """Run a JSON server in a thread for the duration of the block."""
     state = JsonServer(document)
 

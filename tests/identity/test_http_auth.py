@@ -9,6 +9,9 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.identity.asgi_server import serve_asgi
+from tests.identity.jwt_support import AUDIENCE, ISSUER, Signer, write_jwks
+from tests.integration_support import require_module
 
 from elicitguard.audit.records import AuditLog
 from elicitguard.audit.sink import AuditSink
@@ -23,9 +26,6 @@ from elicitguard.identity.http_auth import (
 from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import current_principal
 from elicitguard.identity.tokens import TokenConfig, TokenVerifier
-from tests.identity.asgi_server import serve_asgi
-from tests.identity.jwt_support import AUDIENCE, ISSUER, Signer, write_jwks
-from tests.integration_support import require_module
 
 SIGNER = Signer("k1")
 METADATA_URL = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
@@ -52,7 +52,9 @@ async def whoami(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def _auth(tmp_path: Path, *, require_auth: bool = True, out: io.StringIO | None = None) -> BearerAuth:
+def _auth(
+    tmp_path: Path, *, require_auth: bool = True, out: io.StringIO | None = None
+) -> BearerAuth:
     path = write_jwks(tmp_path / "jwks.json", SIGNER)
     keys = KeyRing.random()
     verifier = TokenVerifier(TokenConfig(AUDIENCE, (ISSUER,), jwks_file=str(path)), keys)
@@ -75,7 +77,7 @@ def test_missing_token_gets_a_401_challenge(base: Any) -> None:
     """No token: 401 with resource_metadata, and no error attribute (RFC 6750 3.1)."""
     url, _ = base
     response = httpx.post(url + "/mcp", json={})
-    assert 401 == response.status_code
+    assert response.status_code == 401
     challenge = response.headers["www-authenticate"]
     assert f'Bearer resource_metadata="{METADATA_URL}"' == challenge
 
@@ -93,14 +95,14 @@ def test_bad_tokens_get_invalid_token(base: Any, claims: dict[str, Any], reason:
     url, out = base
     token = SIGNER.token(**claims)
     response = httpx.post(url + "/mcp", json={}, headers={"Authorization": f"Bearer {token}"})
-    assert 401 == response.status_code
+    assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
     assert "resource_metadata=" in response.headers["www-authenticate"]
     event = json.loads(out.getvalue().strip().splitlines()[-1])
     assert ("elicitguard.auth", reason) == (event["event"], event["reason"])
     assert token not in out.getvalue()
     if reason != "expired":
-        assert "EG602" == event["code"]
+        assert event["code"] == "EG602"
 
 
 def test_valid_token_reaches_the_app_with_its_principal(base: Any) -> None:
@@ -109,29 +111,32 @@ def test_valid_token_reaches_the_app_with_its_principal(base: Any) -> None:
     response = httpx.post(
         url + "/mcp", json={}, headers={"Authorization": f"Bearer {SIGNER.token()}"}
     )
-    assert 200 == response.status_code
-    assert {"sub": "alice", "same": True, "path": "/mcp"} == response.json()
+    assert response.status_code == 200
+    assert response.json() == {"sub": "alice", "same": True, "path": "/mcp"}
 
 
 def test_metadata_is_served_at_both_well_known_paths(base: Any) -> None:
     """RFC 9728 section 3.1 (path appended) and the bare well-known path, without a token."""
     url, _ = base
-    for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+    for path in (
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ):
         response = httpx.get(url + path)
-        assert 200 == response.status_code
+        assert response.status_code == 200
         document = response.json()
-        assert AUDIENCE == document["resource"]
-        assert [ISSUER] == document["authorization_servers"]
-        assert ["header"] == document["bearer_methods_supported"]
+        assert document["resource"] == AUDIENCE
+        assert document["authorization_servers"] == [ISSUER]
+        assert document["bearer_methods_supported"] == ["header"]
 
 
 def test_token_in_the_query_string_is_refused(base: Any) -> None:
     """AU-07: a token in the URL gets 400 invalid_request, even a valid one (EG604)."""
     url, out = base
     response = httpx.post(url + "/mcp", params={"access_token": SIGNER.token()}, json={})
-    assert 400 == response.status_code
+    assert response.status_code == 400
     assert 'error="invalid_request"' in response.headers["www-authenticate"]
-    assert "EG604" == json.loads(out.getvalue().strip().splitlines()[-1])["code"]
+    assert json.loads(out.getvalue().strip().splitlines()[-1])["code"] == "EG604"
 
 
 def test_two_authorization_headers_are_refused(base: Any) -> None:
@@ -143,16 +148,20 @@ def test_two_authorization_headers_are_refused(base: Any) -> None:
         json={},
         headers=[("Authorization", f"Bearer {token}"), ("Authorization", "Bearer other")],
     )
-    assert 400 == response.status_code
+    assert response.status_code == 400
 
 
 def test_optional_auth_lets_anonymous_requests_through(tmp_path: Path) -> None:
     """Without require_auth a missing token passes anonymously; a bad one is still 401."""
     require_module("uvicorn")
     with serve_asgi(RequireAuth(whoami, _auth(tmp_path, require_auth=False))) as url:
-        assert {"sub": None, "same": True, "path": "/mcp"} == httpx.post(url + "/mcp", json={}).json()
+        assert httpx.post(url + "/mcp", json={}).json() == {
+            "sub": None,
+            "same": True,
+            "path": "/mcp",
+        }
         bad = httpx.post(url + "/mcp", json={}, headers={"Authorization": "Bearer x.y.z"})
-        assert 401 == bad.status_code
+        assert bad.status_code == 401
 
 
 def test_metadata_passthrough_when_the_upstream_serves_its_own(tmp_path: Path) -> None:
@@ -162,7 +171,11 @@ def test_metadata_passthrough_when_the_upstream_serves_its_own(tmp_path: Path) -
     auth.serve_metadata = False
     with serve_asgi(RequireAuth(whoami, auth)) as url:
         response = httpx.get(url + "/.well-known/oauth-protected-resource")
-        assert {"sub": None, "same": True, "path": "/.well-known/oauth-protected-resource"} == response.json()
+        assert response.json() == {
+            "sub": None,
+            "same": True,
+            "path": "/.well-known/oauth-protected-resource",
+        }
 
 
 def test_www_authenticate_quoting() -> None:
@@ -182,5 +195,6 @@ def test_from_policy_needs_an_audience_and_a_verifier() -> None:
     with pytest.raises(KeyConfigError):
         BearerAuth.from_policy({"require_auth": True, "audience": AUDIENCE}, keys)
     optional = BearerAuth.from_policy({"audience": AUDIENCE}, keys)
-    assert optional is not None and optional.verifier is None
-    assert METADATA_URL == optional.metadata.metadata_url
+    assert optional is not None
+    assert optional.verifier is None
+    assert optional.metadata.metadata_url == METADATA_URL

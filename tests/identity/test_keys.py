@@ -74,3 +74,44 @@ def test_malformed_keys_are_refused_without_echoing_secrets(text: str) -> None:
 def test_random_is_not_configured() -> None:
     """The random ring says so."""
     assert not KeyRing.random().configured
+
+
+def test_require_configured_names_the_fix() -> None:
+    """A shared setup refuses a random key, saying how to configure one."""
+    with pytest.raises(KeyConfigError) as info:
+        KeyRing.random().require_configured("the redis state store")
+    message = str(info.value)
+    assert "the redis state store needs configured keys" in message
+    assert "ELICITGUARD_KEYS" in message
+    assert "keys generate" in message
+    with pytest.raises(KeyConfigError):
+        load_keyring(environ={}, require="2 replicas")
+    env = {"ELICITGUARD_KEYS": json.dumps({"keys": [{"id": "k1", "secret": SECRET}]})}
+    assert load_keyring(environ=env, require="2 replicas").configured
+
+
+def test_derived_subkeys_differ_per_purpose() -> None:
+    """One secret gives unrelated subkeys for sealing, state and binding."""
+    key = load_keyring(
+        environ={"ELICITGUARD_KEYS": json.dumps({"keys": [{"id": "k1", "secret": SECRET}]})}
+    ).keys[0]
+    subkeys = {key.derive(label) for label in ("seal", "state", "bind", "state-index")}
+    assert len(subkeys) == 4
+    assert all(len(k) == 32 for k in subkeys)
+    assert key.derive("seal") == key.derive("seal")
+
+
+def test_keys_generate_and_rotate(tmp_path: Path) -> None:
+    """`keys generate` writes a 0600 file; `--rotate` puts a new key first and keeps the old."""
+    from elicitguard.cli import main
+
+    first = tmp_path / "keys.json"
+    assert main(["keys", "generate", "--id", "k1", "--output", str(first)]) == 0
+    assert first.stat().st_mode & 0o777 == 0o600
+    assert load_keyring(first).signing_key("seal").id == "k1"
+    second = tmp_path / "keys2.json"
+    assert main(["keys", "generate", "--rotate", str(first), "--output", str(second)]) == 0
+    ring = load_keyring(second)
+    assert ring.signing_key("seal").id != "k1"
+    assert [k.id for k in ring.keys][1] == "k1"
+    assert main(["keys", "generate", "--id", "k1", "--rotate", str(first)]) == 2

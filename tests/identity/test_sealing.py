@@ -8,6 +8,7 @@ import json
 
 import orjson
 import pytest
+from tests.identity.conftest import key_json
 
 from elicitguard.audit.records import AuditLog
 from elicitguard.audit.sink import AuditSink
@@ -23,7 +24,6 @@ from elicitguard.identity.sealing import (
     request_digest,
 )
 from elicitguard.identity.stores import MemoryStore
-from tests.identity.conftest import key_json
 
 ALICE = Principal("https://auth.example.com", "alice")
 BOB = Principal("https://auth.example.com", "bob")
@@ -61,7 +61,7 @@ OWNER = owner_of(ALICE)
         "v1.upstream-state",  # an SDK token
         '{"step": 2, "user": "alice"}',  # plain JSON
         "",  # empty
-        "é ü 中文 🙂 \n\t\\\"",  # non-ASCII and escapes
+        'é ü 中文 🙂 \n\t\\"',  # non-ASCII and escapes
         "\ud800 lone surrogate",  # what a stdlib JSON parser can hand over
         "x" * 100_000,  # large
     ],
@@ -108,7 +108,7 @@ def test_expired_state_is_refused(keys: KeyRing) -> None:
     sealer = _sealer(keys, clock)
     token = sealer.seal("state", owner=OWNER, request=REQUEST)
     clock.now += 61
-    assert "expired" == _reason(sealer, token)
+    assert _reason(sealer, token) == "expired"
 
 
 def test_replayed_state_is_refused(keys: KeyRing) -> None:
@@ -116,15 +116,15 @@ def test_replayed_state_is_refused(keys: KeyRing) -> None:
     sealer = _sealer(keys)
     token = sealer.seal("state", owner=OWNER, request=REQUEST)
     sealer.unseal(token, owner=OWNER, request=REQUEST)
-    assert "replayed" == _reason(sealer, token)
+    assert _reason(sealer, token) == "replayed"
 
 
 def test_state_of_another_principal_is_refused_without_burning_it(keys: KeyRing) -> None:
     """Bob cannot use Alice's state, and his attempt does not use it up."""
     sealer = _sealer(keys)
     token = sealer.seal("state", owner=OWNER, request=REQUEST)
-    assert "wrong_principal" == _reason(sealer, token, owner=owner_of(BOB))
-    assert "state" == sealer.unseal(token, owner=OWNER, request=REQUEST)
+    assert _reason(sealer, token, owner=owner_of(BOB)) == "wrong_principal"
+    assert sealer.unseal(token, owner=OWNER, request=REQUEST) == "state"
 
 
 def test_state_on_another_request_is_refused(keys: KeyRing) -> None:
@@ -132,7 +132,7 @@ def test_state_on_another_request_is_refused(keys: KeyRing) -> None:
     sealer = _sealer(keys)
     token = sealer.seal("state", owner=OWNER, request=REQUEST)
     other = request_digest("tools/call", {"name": "book", "arguments": {"table": 5}})
-    assert "wrong_request" == _reason(sealer, token, request=other)
+    assert _reason(sealer, token, request=other) == "wrong_request"
     same = request_digest(
         "tools/call",
         {"name": "book", "arguments": {"table": 4}, "_meta": META, "requestState": token},
@@ -145,9 +145,9 @@ def test_foreign_and_garbage_tokens_are_refused(keys: KeyRing) -> None:
     sealer = _sealer(keys)
     stranger = _sealer(load_keyring(environ={"ELICITGUARD_KEYS": key_json("k1")}))
     token = stranger.seal("state", owner=OWNER, request=REQUEST)
-    assert "tampered" == _reason(sealer, token)  # same key id, other secret
-    assert "malformed" == _reason(sealer, "v1.2EmK5vxf")
-    assert "malformed" == _reason(sealer, TOKEN_PREFIX + "!!!")
+    assert _reason(sealer, token) == "tampered"  # same key id, other secret
+    assert _reason(sealer, "v1.2EmK5vxf") == "malformed"
+    assert _reason(sealer, TOKEN_PREFIX + "!!!") == "malformed"
 
 
 def test_rotation_mid_flow(keys: KeyRing) -> None:
@@ -163,11 +163,11 @@ def test_rotation_mid_flow(keys: KeyRing) -> None:
     assert after.key_id(token) == "2026-10"
     new_token = after.seal("t", owner=OWNER, request=REQUEST)
     assert after.key_id(new_token) == "2026-11"
-    assert "s" == after.unseal(token, owner=OWNER, request=REQUEST)
+    assert after.unseal(token, owner=OWNER, request=REQUEST) == "s"
     only_new = RequestStateSealer(_ring(json.dumps({"keys": entries[:1]})), store, clock=clock)
-    assert "t" == only_new.unseal(new_token, owner=OWNER, request=REQUEST)
+    assert only_new.unseal(new_token, owner=OWNER, request=REQUEST) == "t"
     second = RequestStateSealer(before, store, clock=clock).seal("u", owner=OWNER, request=REQUEST)
-    assert "unknown_key" == _reason(only_new, second)
+    assert _reason(only_new, second) == "unknown_key"
 
 
 def _guard(keys: KeyRing) -> tuple[RequestStateGuard, io.StringIO]:
@@ -197,8 +197,9 @@ def test_guard_round_trip_over_messages(keys: KeyRing) -> None:
     assert token.startswith(TOKEN_PREFIX)
     assert result["result"]["requestState"] == "upstream-ÿ-state"  # the original is untouched
     retry = guard.client_message(_call(2, requestState=token), principal=ALICE)
-    assert retry.reply is None and retry.message is not None
-    assert "upstream-ÿ-state" == retry.message["params"]["requestState"]
+    assert retry.reply is None
+    assert retry.message is not None
+    assert retry.message["params"]["requestState"] == "upstream-ÿ-state"
     # forwarded bytes: only requestState changed
     again = orjson.loads(orjson.dumps(retry.message))
     assert again["params"]["arguments"] == {"table": 4}
@@ -228,22 +229,25 @@ def test_guard_seals_task_state(keys: KeyRing) -> None:
     }
     opened = guard.client_message(update, principal=ALICE)
     assert opened.message is not None
-    assert "inner" == opened.message["params"]["requestState"]
+    assert opened.message["params"]["requestState"] == "inner"
 
 
 def test_guard_refuses_with_invalid_params_and_audits(keys: KeyRing) -> None:
     """A bad state gets -32602 with data.elicitguard, and one audit event without the state."""
     guard, out = _guard(keys)
-    outcome = guard.client_message(_call(2, requestState="egs1.forged-state-value"), principal=ALICE)
-    assert outcome.message is None and outcome.reply is not None
+    outcome = guard.client_message(
+        _call(2, requestState="egs1.forged-state-value"), principal=ALICE
+    )
+    assert outcome.message is None
+    assert outcome.reply is not None
     error = outcome.reply["error"]
-    assert -32602 == error["code"]
-    assert INVALID_STATE_MESSAGE == error["message"]
-    assert ["EG504"] == error["data"]["elicitguard"]["codes"]
-    assert 2 == outcome.reply["id"]
+    assert error["code"] == -32602
+    assert error["message"] == INVALID_STATE_MESSAGE
+    assert error["data"]["elicitguard"]["codes"] == ["EG504"]
+    assert outcome.reply["id"] == 2
     event = json.loads(out.getvalue().strip().splitlines()[-1])
-    assert "elicitguard.request_state" == event["event"]
-    assert "malformed" == event["reason"]
+    assert event["event"] == "elicitguard.request_state"
+    assert event["reason"] == "malformed"
     assert "forged-state-value" not in out.getvalue()
     assert "alice" not in out.getvalue()
 
@@ -252,22 +256,37 @@ def test_guard_refuses_non_string_state(keys: KeyRing) -> None:
     """A requestState that is not a string cannot be one the guard sealed."""
     guard, _ = _guard(keys)
     outcome = guard.client_message(_call(3, requestState={"x": 1}), principal=ALICE)
-    assert outcome.reply is not None and outcome.reason == "malformed"
+    assert outcome.reply is not None
+    assert outcome.reason == "malformed"
 
 
 def test_guard_leaves_other_messages_alone(keys: KeyRing) -> None:
     """Notifications, results without state and errors pass unchanged."""
     guard, _ = _guard(keys)
-    assert guard.client_message({"jsonrpc": "2.0", "method": "notifications/initialized"}).message is None
-    assert guard.server_message({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}).message is None
-    assert guard.server_message({"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "x"}}).message is None
+    assert (
+        guard.client_message({"jsonrpc": "2.0", "method": "notifications/initialized"}).message
+        is None
+    )
+    assert (
+        guard.server_message({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}).message is None
+    )
+    assert (
+        guard.server_message(
+            {"jsonrpc": "2.0", "id": 1, "error": {"code": 1, "message": "x"}}
+        ).message
+        is None
+    )
 
 
 def test_state_sealed_blind_never_opens(keys: KeyRing) -> None:
     """A state on a response to an unknown request is sealed so that no retry can use it."""
     guard, _ = _guard(keys)
     out = guard.server_message(
-        {"jsonrpc": "2.0", "id": 99, "result": {"resultType": "input_required", "requestState": "s"}}
+        {
+            "jsonrpc": "2.0",
+            "id": 99,
+            "result": {"resultType": "input_required", "requestState": "s"},
+        }
     )
     assert out.message is not None
     token = out.message["result"]["requestState"]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tests.identity.conftest import key_json
 
 from elicitguard.errors import KeyConfigError, PolicyError
 from elicitguard.identity.keys import KeyRing, load_keyring
@@ -19,7 +20,6 @@ from elicitguard.identity.stores import (
     SqliteStore,
     open_store,
 )
-from tests.identity.conftest import key_json
 
 
 class Clock:
@@ -36,9 +36,7 @@ Factory = Callable[[KeyRing, Clock], SecureStore]
 
 
 @pytest.fixture(params=["memory", "sqlite", "redis"])
-def make_store(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[Factory]:
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Factory]:
     """Build stores of one backend; every store made is closed afterwards."""
     made: list[SecureStore] = []
     prefix = f"eg-test-{request.node.name}-"
@@ -68,7 +66,7 @@ def test_put_get_round_trip(make_store: Factory) -> None:
     """A value comes back as stored, under its namespace, owner and key."""
     store = make_store(_keys("k1"), Clock())
     store.put("bind", "alice", "h1", b"\x00value\xff", 60)
-    assert b"\x00value\xff" == store.get("bind", "alice", "h1")
+    assert store.get("bind", "alice", "h1") == b"\x00value\xff"
     assert store.get("bind", "alice", "h2") is None
     assert store.get("other", "alice", "h1") is None
 
@@ -79,14 +77,14 @@ def test_entries_are_namespaced_by_principal(make_store: Factory) -> None:
     store.put("bind", "alice", "handle", b"a", 60)
     assert store.get("bind", "mallory", "handle") is None
     assert store.take("bind", "mallory", "handle") is None
-    assert b"a" == store.get("bind", "alice", "handle")
+    assert store.get("bind", "alice", "handle") == b"a"
 
 
 def test_take_is_single_use(make_store: Factory) -> None:
     """take returns the value once and removes it."""
     store = make_store(_keys("k1"), Clock())
     store.put("rs", "alice", "jti", b"v", 60)
-    assert b"v" == store.take("rs", "alice", "jti")
+    assert store.take("rs", "alice", "jti") == b"v"
     assert store.take("rs", "alice", "jti") is None
     assert store.get("rs", "alice", "jti") is None
 
@@ -105,7 +103,7 @@ def test_ttl_is_enforced(make_store: Factory) -> None:
     store = make_store(_keys("k1"), clock)
     store.put("bind", "alice", "h", b"v", 0.2)
     store.add("used", "alice", "m", b"1", 0.2)
-    assert b"v" == store.get("bind", "alice", "h")
+    assert store.get("bind", "alice", "h") == b"v"
     clock.now += 0.3
     time.sleep(0.3)  # Redis keeps its own clock for PX
     assert store.get("bind", "alice", "h") is None
@@ -130,13 +128,13 @@ def test_rotation_keeps_entries_and_markers(make_store: Factory) -> None:
     # The rotated file lists the new key first and keeps the old one for verification.
     entries = json.loads(key_json("new"))["keys"] + json.loads(old_text)["keys"]
     store.keys = load_keyring(environ={"ELICITGUARD_KEYS": json.dumps({"keys": entries})})  # type: ignore[attr-defined]
-    assert b"v" == store.get("bind", "alice", "h")
+    assert store.get("bind", "alice", "h") == b"v"
     assert not store.add("used", "alice", "jti", b"1", 60)
-    assert b"v" == store.take("bind", "alice", "h")
+    assert store.take("bind", "alice", "h") == b"v"
     assert store.get("bind", "alice", "h") is None
     store.put("bind", "alice", "h2", b"w", 60)  # new entries go under the new key
     store.keys = load_keyring(environ={"ELICITGUARD_KEYS": json.dumps({"keys": entries[:1]})})  # type: ignore[attr-defined]
-    assert b"w" == store.get("bind", "alice", "h2")
+    assert store.get("bind", "alice", "h2") == b"w"
 
 
 def test_values_are_sealed_and_keys_hashed(tmp_path: Path) -> None:
@@ -172,7 +170,7 @@ def test_sqlite_survives_a_restart(tmp_path: Path) -> None:
     first.put("bind", "alice", "h", b"v", 60)
     first.close()
     second = SqliteStore(tmp_path / "s.db", load_keyring(environ={"ELICITGUARD_KEYS": text}))
-    assert b"v" == second.take("bind", "alice", "h")
+    assert second.take("bind", "alice", "h") == b"v"
     second.close()
 
 

@@ -13,6 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.identity.jwt_support import (
+    AUDIENCE,
+    ISSUER,
+    Signer,
+    jwks,
+    self_signed,
+    serve_json,
+    write_jwks,
+)
 
 from elicitguard.errors import KeyConfigError, TokenError
 from elicitguard.identity.keys import KeyRing
@@ -22,15 +31,6 @@ from elicitguard.identity.tokens import (
     bearer_token,
     token_fingerprint,
     unverified_claims,
-)
-from tests.identity.jwt_support import (
-    AUDIENCE,
-    ISSUER,
-    Signer,
-    jwks,
-    self_signed,
-    serve_json,
-    write_jwks,
 )
 
 RSA = Signer("rsa-1")
@@ -80,9 +80,9 @@ def test_a_valid_token_gives_a_principal(verifier: TokenVerifier) -> None:
     """iss, sub, aud and scopes land in the principal; the token itself does not."""
     token = RSA.token(aud=[AUDIENCE, "https://other.example"], scope="mcp:tools mcp:read")
     principal = verifier.verify(token)
-    assert (ISSUER, "alice") == (principal.issuer, principal.subject)
+    assert (principal.issuer, principal.subject) == (ISSUER, "alice")
     assert AUDIENCE in principal.audience
-    assert ("mcp:tools", "mcp:read") == principal.scopes
+    assert principal.scopes == ("mcp:tools", "mcp:read")
     assert principal.token_fingerprint == token_fingerprint(verifier.keys, token)
     assert token not in repr(principal)
     assert verifier.verify(EC.token()).subject == "alice"
@@ -92,14 +92,14 @@ def test_alg_none_is_refused(verifier: TokenVerifier) -> None:
     """An unsigned token never passes."""
     for alg in ("none", "None", "NONE"):
         token = _forge({"alg": alg, "kid": "rsa-1"}, _claims(), None)
-        assert "disallowed_alg" == _refused(verifier, token).reason
+        assert _refused(verifier, token).reason == "disallowed_alg"
 
 
 def test_hs256_signed_with_the_rsa_public_key_is_refused(verifier: TokenVerifier) -> None:
     """The key-confusion attack: HMAC keyed with the public key PEM."""
     for key in (RSA.public_pem(), json.dumps(RSA.jwk).encode()):
         token = _forge({"alg": "HS256", "kid": "rsa-1"}, _claims(), key)
-        assert "disallowed_alg" == _refused(verifier, token).reason
+        assert _refused(verifier, token).reason == "disallowed_alg"
 
 
 def test_hmac_algorithms_cannot_be_allowed() -> None:
@@ -112,8 +112,8 @@ def test_hmac_algorithms_cannot_be_allowed() -> None:
 def test_expired_and_not_yet_valid_tokens_are_refused(verifier: TokenVerifier) -> None:
     """exp and nbf are enforced, with the configured leeway."""
     now = int(time.time())
-    assert "expired" == _refused(verifier, RSA.token(exp=now - 60)).reason
-    assert "not_yet_valid" == _refused(verifier, RSA.token(nbf=now + 120)).reason
+    assert _refused(verifier, RSA.token(exp=now - 60)).reason == "expired"
+    assert _refused(verifier, RSA.token(nbf=now + 120)).reason == "not_yet_valid"
     assert verifier.verify(RSA.token(exp=now - 2)).subject == "alice"  # within 5 s leeway
 
 
@@ -135,7 +135,7 @@ def test_claim_checks(verifier: TokenVerifier, claims: dict[str, Any], reason: s
     error = _refused(verifier, RSA.token(**claims))
     assert reason == error.reason
     if reason in ("wrong_issuer", "wrong_audience"):
-        assert "EG602" == error.code
+        assert error.code == "EG602"
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_missing_kid_with_several_keys_of_the_type(tmp_path: Path) -> None:
     two = TokenVerifier(
         TokenConfig(AUDIENCE, (ISSUER,), jwks_file=str(write_jwks(tmp_path / "b.json", RSA, other)))
     )
-    assert "bad_kid" == _refused(two, token).reason
+    assert _refused(two, token).reason == "bad_kid"
 
 
 def test_jku_x5u_and_jwk_headers_are_ignored(verifier: TokenVerifier) -> None:
@@ -179,17 +179,17 @@ def test_jku_x5u_and_jwk_headers_are_ignored(verifier: TokenVerifier) -> None:
             {"x5c": ["MIIBszCCAVmgAwIBAgIU"]},
         ):
             token = ATTACKER.token(headers=header)
-            assert "bad_signature" == _refused(verifier, token).reason
-        assert 0 == attacker.hits
+            assert _refused(verifier, token).reason == "bad_signature"
+        assert attacker.hits == 0
 
 
 def test_oversized_and_malformed_tokens(verifier: TokenVerifier) -> None:
     """Size is checked before anything is decoded; junk is refused without a crash."""
     huge = RSA.token(pad="x" * 20_000)
-    assert "oversized" == _refused(verifier, huge).reason
+    assert _refused(verifier, huge).reason == "oversized"
     for junk in ("abc", "a.b.c", "a.b.c.d", "é.é.é", "eyJhbGciOiJSUzI1NiJ9.!!!.x", "tok en"):
         _refused(verifier, junk)
-    assert "missing" == _refused(verifier, None).reason
+    assert _refused(verifier, None).reason == "missing"
     assert _refused(verifier, None).error is None
 
 
@@ -198,7 +198,7 @@ def test_a_rotated_jwks_file_is_picked_up(tmp_path: Path) -> None:
     path = write_jwks(tmp_path / "jwks.json", RSA)
     verifier = TokenVerifier(TokenConfig(AUDIENCE, (ISSUER,), jwks_file=str(path)))
     new = Signer("rsa-2026")
-    assert "unknown_key" == _refused(verifier, new.token()).reason
+    assert _refused(verifier, new.token()).reason == "unknown_key"
     write_jwks(path, new, RSA)
     os.utime(path, (time.time() + 5, time.time() + 5))
     assert verifier.verify(new.token()).subject == "alice"
@@ -213,8 +213,8 @@ def test_jwks_from_an_https_url_is_cached(tmp_path: Path) -> None:
         verifier = TokenVerifier(config)
         for _ in range(3):
             assert verifier.verify(RSA.token()).subject == "alice"
-        assert 1 == server.hits
-        assert "unknown_key" == _refused(verifier, Signer("other").token()).reason
+        assert server.hits == 1
+        assert _refused(verifier, Signer("other").token()).reason == "unknown_key"
         assert server.hits <= 2  # one refresh at most for an unknown kid
     with pytest.raises(KeyConfigError, match="https"):
         TokenConfig(AUDIENCE, (ISSUER,), jwks_url="http://127.0.0.1/jwks.json")
@@ -225,27 +225,45 @@ def test_untrusted_https_certificate_fails_closed(tmp_path: Path) -> None:
     cert, key = self_signed(tmp_path)
     with serve_json(jwks(RSA), tls=(cert, key)) as server:
         verifier = TokenVerifier(TokenConfig(AUDIENCE, (ISSUER,), jwks_url=server.url))
-        assert "jwks_unavailable" == _refused(verifier, RSA.token()).reason
+        assert _refused(verifier, RSA.token()).reason == "jwks_unavailable"
 
 
 def test_introspection_hook_for_opaque_tokens() -> None:
     """Opaque tokens go to the hook; its answer is checked like a JWT's claims."""
     now = time.time()
     answers: dict[str, dict[str, Any]] = {
-        "opaque-good": {"active": True, "sub": "bob", "iss": ISSUER, "aud": AUDIENCE, "exp": now + 60},
+        "opaque-good": {
+            "active": True,
+            "sub": "bob",
+            "iss": ISSUER,
+            "aud": AUDIENCE,
+            "exp": now + 60,
+        },
         "opaque-inactive": {"active": False},
-        "opaque-other-aud": {"active": True, "sub": "bob", "iss": ISSUER, "aud": "x", "exp": now + 60},
-        "opaque-expired": {"active": True, "sub": "bob", "iss": ISSUER, "aud": AUDIENCE, "exp": now - 600},
+        "opaque-other-aud": {
+            "active": True,
+            "sub": "bob",
+            "iss": ISSUER,
+            "aud": "x",
+            "exp": now + 60,
+        },
+        "opaque-expired": {
+            "active": True,
+            "sub": "bob",
+            "iss": ISSUER,
+            "aud": AUDIENCE,
+            "exp": now - 600,
+        },
         "opaque-no-sub": {"active": True, "iss": ISSUER, "aud": [AUDIENCE], "exp": now + 60},
     }
     config = TokenConfig(AUDIENCE, (ISSUER,), introspect=answers.get)
     verifier = TokenVerifier(config)
     assert verifier.verify("opaque-good").subject == "bob"
-    assert "inactive" == _refused(verifier, "opaque-inactive").reason
-    assert "inactive" == _refused(verifier, "opaque-unknown").reason
-    assert "wrong_audience" == _refused(verifier, "opaque-other-aud").reason
-    assert "expired" == _refused(verifier, "opaque-expired").reason
-    assert "missing_claim" == _refused(verifier, "opaque-no-sub").reason
+    assert _refused(verifier, "opaque-inactive").reason == "inactive"
+    assert _refused(verifier, "opaque-unknown").reason == "inactive"
+    assert _refused(verifier, "opaque-other-aud").reason == "wrong_audience"
+    assert _refused(verifier, "opaque-expired").reason == "expired"
+    assert _refused(verifier, "opaque-no-sub").reason == "missing_claim"
 
 
 def test_required_scopes() -> None:
@@ -258,15 +276,16 @@ def test_required_scopes() -> None:
         required_scopes=("write",),
     )
     error = _refused(TokenVerifier(config), "opaque")
-    assert ("insufficient_scope", "insufficient_scope") == (error.reason, error.error)
+    assert (error.reason, error.error) == ("insufficient_scope", "insufficient_scope")
 
 
 def test_bearer_token_and_unverified_claims() -> None:
     """Header parsing is case-insensitive; unverified claims are for detection only."""
-    assert "abc" == bearer_token({"authorization": "Bearer abc"})
-    assert "abc" == bearer_token({"Authorization": "bearer  abc "})
+    assert bearer_token({"authorization": "Bearer abc"}) == "abc"
+    assert bearer_token({"Authorization": "bearer  abc "}) == "abc"
     assert bearer_token({"authorization": "Basic dXNlcjpwYXNz"}) is None
     assert bearer_token({}) is None
     claims = unverified_claims(RSA.token())
-    assert claims is not None and claims["sub"] == "alice"
+    assert claims is not None
+    assert claims["sub"] == "alice"
     assert unverified_claims("not-a-jwt") is None

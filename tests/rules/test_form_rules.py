@@ -77,10 +77,10 @@ def codes(decision: Decision) -> set[str]:
 def test_default_preset_blocks_secret_forms_and_answers_on_the_client() -> None:
     """EG201 blocks on every side; EG204 blocks on the client and redacts on the server."""
     rules = load_policy(environ={}).rules
-    assert {side: Action.BLOCK for side in Side} == rules["EG201"].actions
-    assert Action.BLOCK == rules["EG204"].action_for(Side.CLIENT)
-    assert Action.REDACT == rules["EG204"].action_for(Side.SERVER)
-    assert Action.WARN == rules["EG203"].action_for(Side.CLIENT)
+    assert dict.fromkeys(Side, Action.BLOCK) == rules["EG201"].actions
+    assert rules["EG204"].action_for(Side.CLIENT) == Action.BLOCK
+    assert rules["EG204"].action_for(Side.SERVER) == Action.REDACT
+    assert rules["EG203"].action_for(Side.CLIENT) == Action.WARN
 
 
 @pytest.mark.parametrize("side", [Side.CLIENT, Side.SERVER])
@@ -89,14 +89,14 @@ def test_push_era_secret_form_blocks_and_answer_is_blocked_or_redacted(side: Sid
     engine = make_engine()
     props = {"github_token": {"type": "string", "title": "GitHub token"}, "note": {"type": "string"}}
     request = push_request(engine, side, props)
-    assert Action.BLOCK == request.action
+    assert request.action == Action.BLOCK
     assert {"EG201"} <= codes(request)
     answer = push_answer(engine, side, {"github_token": TOKEN, "note": "thanks"})
     expected = Action.BLOCK if side is Side.CLIENT else Action.REDACT
     assert expected == answer.action
     (finding,) = [f for f in answer.findings if f.code == "EG204"]
-    assert "github_token" == finding.field
-    assert "/result/content/github_token" == finding.pointer
+    assert finding.field == "github_token"
+    assert finding.pointer == "/result/content/github_token"
 
 
 @pytest.mark.parametrize("side", [Side.CLIENT, Side.SERVER])
@@ -105,14 +105,14 @@ def test_modern_era_entry_blocks_and_retry_answer_is_blocked_or_redacted(side: S
     engine = make_engine()
     props = {"schluessel": {"type": "string", "title": "API-Schlüssel"}}
     first, retry = modern_round(engine, side, props, {"schluessel": RANDOM_KEY})
-    assert Action.BLOCK == first.action
+    assert first.action == Action.BLOCK
     (eg201,) = [f for f in first.findings if f.code == "EG201"]
-    assert "/result/inputRequests/ask/params/requestedSchema/properties/schluessel" == eg201.pointer
+    assert eg201.pointer == "/result/inputRequests/ask/params/requestedSchema/properties/schluessel"
     expected = Action.BLOCK if side is Side.CLIENT else Action.REDACT
     assert expected == retry.action
     (eg204,) = [f for f in retry.findings if f.code == "EG204"]
-    assert "schluessel" == eg204.field
-    assert "/params/inputResponses/ask/content/schluessel" == eg204.pointer
+    assert eg204.field == "schluessel"
+    assert eg204.pointer == "/params/inputResponses/ask/content/schluessel"
 
 
 # --------------------------------------------------------------------------- params
@@ -178,7 +178,7 @@ def test_invalid_params_fail_closed_with_a_named_error(params: dict[str, Any], w
     engine = make_engine({"rules": {"EG201": {"params": params}}})
     decision = push_request(engine, Side.CLIENT, {"n": {"type": "string", "title": "Name"}})
     assert "EG901" in codes(decision)
-    assert Action.BLOCK == decision.action
+    assert decision.action == Action.BLOCK
 
 
 def test_params_are_parsed_once_per_rule() -> None:

@@ -181,5 +181,5 @@ def _url_meta(url: str) -> dict[str, Any]:
     return {
         "url_scheme": parts.scheme.lower()[:16] or None,
         "url_domain": registrable_domain(host) if host else None,
-        "idn": "xn--" in host or any(ord(c) > 127 for c in host),
+        "idn": "xn--" in host or not host.isascii(),
     }

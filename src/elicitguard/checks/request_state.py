@@ -9,10 +9,11 @@ does the value carry a recognisable integrity mechanism?
 * **signed** (a MAC or signature, payload readable): a JWS whose ``alg`` is not ``none``, and
   ``payload.signature`` forms (itsdangerous, Rails ``--``, Express ``s:``) with a signature
   of at least 16 random-looking bytes;
-* **opaque**: base64 or hex of high-entropy bytes, or a UUID: a reference to server-side
-  state or ciphertext in an unknown format; tampering can only fail a lookup, so no finding;
-* **none**: plain JSON, base64 or base64url of JSON or text, URL-encoded pairs, plain text,
-  and a JWS with ``alg: none`` or no signature.
+* **opaque**: base64 or hex of high-entropy bytes, a UUID, or a bare token without structure
+  (``st-18``, ``42``): a reference to server-side state or ciphertext in an unknown format;
+  tampering can only fail a lookup, which MR-06 allows, so no finding;
+* **none**: plain JSON, base64 or base64url of JSON or of structured text, ``key=value`` or
+  ``key: value`` pairs, free text, and a JWS with ``alg: none`` or no signature.
 
 For readable values (``none`` and ``signed``) the payload is searched for what makes tampering
 or reading harmful: identity (``user_id``, ``sub``, ``role`` ...), credentials (secret key names,
@@ -46,6 +47,7 @@ _SEALED_PREFIXES: Final = ("v1.", "egs1.")
 #: though the alphabet is base64's.
 _WORDS = re.compile(r"^[A-Za-z]{2,24}(?:[-_.:][A-Za-z0-9]{1,24})+$")
 _MAX_SCAN: Final = 64 * 1024
+_MAX_REFERENCE: Final = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +185,17 @@ def _pairs(text: str) -> list[tuple[str, str]]:
 def _readable(payload_text: str, protection: str, form: str) -> StateAnalysis:
     payload = _json(payload_text)
     sensitive, evidence = _sensitive_in(payload, payload_text)
+    if (
+        form in ("text", "base64-text")
+        and protection == "none"
+        and not sensitive
+        and not _pairs(payload_text)
+        and len(payload_text) <= _MAX_REFERENCE
+        and not any(c.isspace() for c in payload_text)
+    ):
+        # A bare token ("st-18", "42", a handle): a reference to state kept on the server.
+        # Tampering can only fail its lookup, which MR-06 allows; nothing to read either.
+        return StateAnalysis("opaque", "reference")
     return StateAnalysis(protection, form, sensitive, evidence)
 
 
@@ -191,10 +204,9 @@ def analyse_request_state(value: str) -> StateAnalysis:
     if not value.strip():
         return StateAnalysis("opaque", "empty")
     value = value[: 4 * _MAX_SCAN]
-    if value.startswith(_SEALED_PREFIXES):
-        raw = _b64decode(value.split(".", 1)[1])
-        if raw is not None and len(raw) >= 28:
-            return StateAnalysis("sealed", "mcp-sdk" if value.startswith("v1.") else "elicitguard")
+    if value.startswith(_SEALED_PREFIXES) and _B64.match(value.split(".", 1)[1] or "="):
+        # The SDK's and elicitguard's own AEAD formats (examples often shorten them).
+        return StateAnalysis("sealed", "mcp-sdk" if value.startswith("v1.") else "elicitguard")
     if _UUID.match(value):
         return StateAnalysis("opaque", "uuid")
     dots = value.count(".")

@@ -59,6 +59,7 @@ class UrlIssue:
     detail: str
     value: str | None = None
     severity: str | None = None
+    what: str | None = None  # what was found, in words from our tables (never the value)
 
     def __repr__(self) -> str:
         """Keep the offending value out of reprs and assertion messages."""
@@ -492,7 +493,13 @@ def _one_time_param(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
             continue
         if _key(comp.key).one_time and not is_placeholder(comp.value):
             detail = f"one-time login or reset token in parameter {comp.key!r}"
-            return UrlIssue("one-time-link", comp.location, detail, comp.value)
+            return UrlIssue(
+                "one-time-link",
+                comp.location,
+                detail,
+                comp.value,
+                what="a one-time login or reset link",
+            )
     return None
 
 
@@ -504,6 +511,7 @@ def _django_reset(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
                 f"path[{index + 2}]",
                 "password reset link with a uid and token in the path",
                 segments[index + 2],
+                what="a password reset link (Django style)",
             )
     return None
 
@@ -520,6 +528,7 @@ def _auth_path_link(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
                 f"path[{index}]",
                 "login, reset or invitation link with a random token in the path",
                 segments[index],
+                what="a login, reset or invitation link",
             )
     for comp in parsed.parts:
         top_level = comp.key is not None and ">" not in comp.location
@@ -529,6 +538,7 @@ def _auth_path_link(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
                 comp.location,
                 "login, reset or invitation link with a random token",
                 comp.value,
+                what="a login, reset or invitation link",
             )
     return None
 
@@ -541,7 +551,8 @@ def _preauth_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
         kind = "magic-link" if family in _MAGIC else "signed-url"
         location = _param_location(parsed, marker)
         value = parsed.query_params().get(marker)
-        return (UrlIssue(kind, location, f"{family.name} ({family.id})", value),)
+        detail = f"{family.name} ({family.id})"
+        return (UrlIssue(kind, location, detail, value, what=f"{family.name} ({family.id})"),)
     segments = parsed.path_segments()
     for finder in (_one_time_param, _django_reset, _auth_path_link):
         issue = finder(parsed, segments)
@@ -592,14 +603,17 @@ _SIGNATURE_PARAMS: Final = frozenset(
 _NAMES: Final = {e.id: e.name for e in catalogue()}
 
 
-def _secret_detail(kind: str, comp: UrlComponent) -> str:
-    what = _NAMES.get(kind)
+def _secret_what(kind: str) -> str:
     if kind == "password-under-key":
-        what = "a password"
-    elif kind == "secret-under-key":
-        what = "a secret value"
+        return "a password"
+    if kind == "secret-under-key":
+        return "a secret value"
+    return _NAMES.get(kind) or "a credential"
+
+
+def _secret_detail(kind: str, comp: UrlComponent) -> str:
     where = f"parameter {comp.key!r}" if comp.key and comp.location != "userinfo" else comp.location
-    return f"{what or 'a credential'} in {where}"
+    return f"{_secret_what(kind)} in {where}"
 
 
 def _oauth_code(comp: UrlComponent) -> UrlIssue | None:
@@ -614,6 +628,7 @@ def _oauth_code(comp: UrlComponent) -> UrlIssue | None:
         "an OAuth authorization code (short-lived credential) in the URL",
         value,
         "medium",
+        "an OAuth authorization code",
     )
 
 
@@ -635,7 +650,11 @@ def _component_issues(
         if comp.value and not is_placeholder(comp.value):
             return [
                 UrlIssue(
-                    "userinfo-password", "userinfo", "a password in the URL's userinfo", comp.value
+                    "userinfo-password",
+                    "userinfo",
+                    "a password in the URL's userinfo",
+                    comp.value,
+                    what="a password",
                 )
             ]
         return []
@@ -644,7 +663,15 @@ def _component_issues(
         if match.confidence == "low":
             continue
         kind = "secret-key-name" if match.type.endswith("-under-key") else "known-secret-format"
-        issues.append(UrlIssue(kind, comp.location, _secret_detail(match.type, comp), match.value))
+        issues.append(
+            UrlIssue(
+                kind,
+                comp.location,
+                _secret_detail(match.type, comp),
+                match.value,
+                what=_secret_what(match.type),
+            )
+        )
     if not issues:
         code = _oauth_code(comp)
         if code is not None:
@@ -665,15 +692,23 @@ def _dedupe(issues: list[UrlIssue]) -> list[UrlIssue]:
 @functools.lru_cache(maxsize=8192)
 def _credentials_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
     signed = _signed_family(parsed) is not None
+    # The token of a magic, reset or one-time link is EG305's finding, not a second EG303.
+    preauth = {issue.location for issue in _preauth_cached(parsed)}
     issues: list[UrlIssue] = []
     components = parsed.parts
-    keywords = keyword_prefilter([comp.value for comp in components])
+    # A bare parameter (``?<token>``) is scanned as a value: its key is the text.
+    keywords = keyword_prefilter([comp.value or comp.key or "" for comp in components])
     plain_max = keywordless_min_length()
     for comp in components:
+        key = comp.key
+        if comp.location in preauth:
+            continue
+        if not comp.value and key is not None and len(key) >= 8:
+            issues.extend(_bare_key_issues(comp, keywords))
+            continue
         # Skip, exactly, what _component_issues would clear: an untelling key (or none)
         # with a value too short for the catalogue, or holding none of the URL's keywords
         # and shorter than every format that needs none. Most components are like this.
-        key = comp.key
         if comp.location != "userinfo" and (key is None or not _key(key).telling):
             size = len(comp.value)
             if size < 8:
@@ -688,9 +723,30 @@ def _credentials_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
                 "url",
                 f"{_NAMES.get(match.type, 'a credential')} URL",
                 match.value,
+                what=_NAMES.get(match.type, "a credential"),
             )
         )
     return tuple(_dedupe(issues))
+
+
+def _bare_key_issues(comp: UrlComponent, keywords: tuple[str, ...]) -> list[UrlIssue]:
+    """A catalogue credential written as a parameter with no value (``?ghp_…``)."""
+    key = comp.key or ""
+    if comp.location == "userinfo" or key.lower() == BIND_PARAM:
+        return []
+    # The label must not repeat the key (it is the secret): keep only its part.
+    location = comp.location.removesuffix(key) + "(bare key)"
+    return [
+        UrlIssue(
+            "known-secret-format",
+            location,
+            f"{_secret_what(match.type)} written as a bare parameter",
+            match.value,
+            what=_secret_what(match.type),
+        )
+        for match in scan_value(key, None, keywords=keywords)
+        if match.confidence != "low"
+    ]
 
 
 def credentials_in_url(parsed: ParsedUrl) -> list[UrlIssue]:
@@ -698,7 +754,8 @@ def credentials_in_url(parsed: ParsedUrl) -> list[UrlIssue]:
 
     Benign OAuth and tracking parameters are never reported by name; an OAuth ``code`` is a
     ``medium`` warning; ``eg_bind`` is never reported; signature parameters of a recognised
-    signed URL are left to :func:`preauthenticated_url`.
+    signed URL and the token of a magic, reset or one-time link are left to
+    :func:`preauthenticated_url`.
     """
     return list(_credentials_cached(parsed))
 

@@ -75,6 +75,25 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="record values unredacted (only on a machine you trust; headers with "
         "credentials are still left out)",
     )
+    parser.add_argument(
+        "--seal-request-state",
+        action="store_true",
+        help="seal the server's requestState (AES-GCM, bound to the user, the request and "
+        "an expiry, single use); the server gets back exactly what it issued",
+    )
+    parser.add_argument(
+        "--state-store",
+        metavar="URL",
+        help="where single-use markers live: memory (default), sqlite:///PATH (one host) or "
+        "redis://HOST:PORT/DB (several replicas); overrides identity.store",
+    )
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        metavar="N",
+        help="how many proxies serve the same clients; above 1 needs configured keys and a "
+        "shared store (overrides identity.replicas)",
+    )
 
 
 _LAUNCHERS = ("python", "node", "npx", "uv", "uvx", "deno", "bun", "pipx", "docker")
@@ -120,7 +139,15 @@ def _run_stdio(args: argparse.Namespace) -> int:
         if args.record is not None
         else None
     )
-    relay = Relay(engine, side=Side.PROXY, transport=Transport.STDIO, server=server)
+    try:
+        sealing = _sealing(args, engine, server)
+    except ElicitguardError as exc:
+        print(f"elicitguard: {exc}", file=sys.stderr)
+        engine.close()
+        return 2
+    relay = Relay(
+        engine, side=Side.PROXY, transport=Transport.STDIO, server=server, sealing=sealing
+    )
     proxy = StdioProxy(relay, command, recorder=recorder, shutdown_timeout=args.shutdown_timeout)
     try:
         return asyncio.run(serve_stdio(proxy))
@@ -153,6 +180,15 @@ def _run_http(args: argparse.Namespace) -> int:
         print(f"elicitguard: {exc}", file=sys.stderr)
         return 2
     try:
+        from elicitguard.identity.setup import build_auth
+
+        sealing = _sealing(args, engine, args.server_name)
+        auth = build_auth(engine, server=args.server_name)
+    except ElicitguardError as exc:
+        print(f"elicitguard: {exc}", file=sys.stderr)
+        engine.close()
+        return 2
+    try:
         return serve_http(
             engine,
             upstream=args.upstream,
@@ -163,6 +199,23 @@ def _run_http(args: argparse.Namespace) -> int:
             record_raw=args.record_raw,
             port_file=args.port_file,
             connect_timeout=args.connect_timeout,
+            sealing=sealing,
+            auth=auth,
         )
     finally:
         engine.close()
+
+
+def _sealing(args: argparse.Namespace, engine: Any, server: str | None) -> Any:
+    """The requestState guard when ``--seal-request-state`` is given (or the policy asks)."""
+    identity = engine.policy.identity
+    wanted = args.seal_request_state or bool(identity.get("seal_request_state"))
+    shared = args.state_store is not None or args.replicas is not None or "store" in identity
+    if not wanted and not shared and "replicas" not in identity:
+        return None  # nothing to set up: keep the proxy's start fast
+    from elicitguard.identity.setup import build_sealing, build_store
+
+    if not wanted:
+        build_store(engine, store=args.state_store, replicas=args.replicas).close()
+        return None
+    return build_sealing(engine, store=args.state_store, replicas=args.replicas, server=server)

@@ -77,7 +77,9 @@ class Hit:
     fill the rule's message template and must never hold a value from traffic that could be
     secret (field names and keywords are fine); ``value`` is the offending value, used only
     to compute a keyed fingerprint; ``severity`` lowers or raises the rule's severity for
-    this hit; ``field`` names the answer key a ``redact`` action removes.
+    this hit; ``field`` names the answer key a ``redact`` action removes; ``action`` lowers
+    (never raises) the rule's action for this hit (a short-lived OAuth ``code`` in a URL
+    warns where a long-lived credential blocks).
     """
 
     pointer: str | None = None
@@ -85,6 +87,7 @@ class Hit:
     value: str | None = None
     severity: Severity | None = None
     field: str | None = None
+    action: Action | None = None
 
 
 @dataclass(frozen=True, slots=True)

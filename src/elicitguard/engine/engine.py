@@ -284,6 +284,8 @@ class Engine:
             and action.rank > Action.LOG.rank
         ):
             action = Action.LOG
+        if hit.action is not None and hit.action.rank < action.rank:
+            action = hit.action
         pointer = hit.pointer if hit.pointer is not None else item.pointer
         try:
             message = _FORMAT.vformat(rule.message, (), hit.args)

@@ -179,6 +179,11 @@ class CaseSpec(_Strict):
 
     ``todoruleid`` and ``todook`` record a known miss or false alarm: reported, never
     failing, and a todo case that starts passing fails the suite so that it is promoted.
+
+    ``transport``, ``headers`` (the HTTP request's, lower-cased; ``:path`` is the request
+    target) and ``principal`` (a verified one) describe where the message was seen;
+    ``in_process`` replaces the message with an item a server builds itself (an egress call,
+    a URL binding completion); ``vault`` registers third-party tokens (EG603).
     """
 
     expect: Literal["ruleid", "ok", "todoruleid", "todook"]

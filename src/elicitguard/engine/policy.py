@@ -573,7 +573,11 @@ def _identity(layers: list[Layer]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for layer in layers:
         if layer.spec.identity is not None:
-            merged.update(layer.spec.identity.model_dump(exclude_none=True))
+            values = layer.spec.identity.model_dump(exclude_none=True)
+            jwks = values.get("jwks")
+            if jwks is not None and not Path(jwks).is_absolute():
+                values["jwks"] = str(layer.folder / jwks)  # relative to the policy's folder
+            merged.update(values)
     return merged
 
 

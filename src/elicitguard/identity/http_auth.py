@@ -179,6 +179,8 @@ class BearerAuth:
         verifier = None
         if identity.get("jwks") or identity.get("jwks_url") or introspect is not None:
             verifier = TokenVerifier(TokenConfig.from_policy(identity, introspect=introspect), keys)
+            if verifier.jwks is not None and identity.get("jwks"):
+                verifier.jwks.keys()  # a JWKS file that cannot be read fails at start
         metadata = ResourceMetadata(
             resource=audience,
             authorization_servers=tuple(
@@ -221,6 +223,11 @@ class BearerAuth:
         except TokenError as exc:
             status = 403 if exc.error == "insufficient_scope" else 401
             return self._refuse(status, exc.error, str(exc), exc.reason, exc.code)
+        except KeyConfigError:
+            # The JWKS cannot be read: nobody can be verified, so nobody gets in (fail closed).
+            return self._refuse(
+                503, "temporarily_unavailable", "tokens cannot be verified now", "jwks", None
+            )
         self.counters["ok"] += 1
         return AuthResult(principal=principal)
 

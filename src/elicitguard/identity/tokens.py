@@ -191,6 +191,8 @@ class JwksSource:
         self.config = config
         self.clock = clock
         self._keys: list[tuple[dict[str, Any], Any]] = []
+        #: Keys parsed for one algorithm, per load: parsing a JWK is far dearer than verifying.
+        self._typed: dict[tuple[int, str], Any] = {}
         self._loaded_at: float | None = None
         self._file_stamp: tuple[int, int] | None = None
         self._lock = threading.Lock()
@@ -228,7 +230,18 @@ class JwksSource:
         else:
             text = self._fetch()
         self._keys = _parse_jwks(text)
+        self._typed = {}
         self._loaded_at = now
+
+    def typed_key(self, index: int, entry: dict[str, Any], alg: str) -> Any:
+        """The key of JWKS entry ``index`` for ``alg`` (cached; ``None`` when it does not fit)."""
+        cache_key = (index, alg)
+        if cache_key not in self._typed:
+            try:
+                self._typed[cache_key] = jwt.PyJWK(entry, algorithm=alg)
+            except (jwt.PyJWKError, jwt.InvalidKeyError, ValueError, TypeError, KeyError):
+                self._typed[cache_key] = None
+        return self._typed[cache_key]
 
     def _fetch(self) -> bytes:
         url = self.config.jwks_url or ""
@@ -363,7 +376,7 @@ class TokenVerifier:
         if jwks is None:
             raise TokenError("malformed", "JWT access tokens are not configured")
         for refresh in (False, True):
-            candidates = self._candidates(jwks.keys(refresh=refresh), alg, kid)
+            candidates = self._candidates(jwks, jwks.keys(refresh=refresh), alg, kid)
             if len(candidates) == 1:
                 return candidates[0]
             if len(candidates) > 1:
@@ -374,21 +387,20 @@ class TokenVerifier:
 
     @staticmethod
     def _candidates(
-        keys: Sequence[tuple[dict[str, Any], Any]], alg: str, kid: str | None
+        jwks: JwksSource, keys: Sequence[tuple[dict[str, Any], Any]], alg: str, kid: str | None
     ) -> list[Any]:
         family = _ALG_FAMILY.get(alg[:2])
         found: list[Any] = []
-        for entry, _ in keys:
+        for index, (entry, _) in enumerate(keys):
             if kid is not None and entry.get("kid") != kid:
                 continue
             if entry.get("kty") != family:
                 continue
             if entry.get("alg") not in (None, alg):
                 continue
-            try:
-                found.append(jwt.PyJWK(entry, algorithm=alg))
-            except (jwt.PyJWKError, jwt.InvalidKeyError, ValueError, TypeError, KeyError):
-                continue
+            key = jwks.typed_key(index, entry, alg)
+            if key is not None:
+                found.append(key)
         return found
 
     # --- opaque tokens --------------------------------------------------------------------

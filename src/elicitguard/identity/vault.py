@@ -50,6 +50,7 @@ class CredentialVault:
     def __init__(self) -> None:
         self._labels: dict[str, str] = {}
         self._pattern: Any = None
+        self._snapshot: dict[str, str] = {}
         self._dirty = False
         self._lock = threading.Lock()
 
@@ -73,18 +74,20 @@ class CredentialVault:
     def __len__(self) -> int:
         return len(self._labels)
 
-    def _compiled(self) -> Any:
+    def _compiled(self) -> tuple[Any, dict[str, str]]:
+        if not self._dirty:
+            return self._pattern, self._snapshot
         with self._lock:
-            if self._dirty or self._pattern is None:
-                literals = sorted(self._labels, key=len, reverse=True)
-                if not literals:
-                    self._pattern = None
-                else:
-                    options = re2.Options()
-                    options.max_mem = _MAX_MEM
-                    self._pattern = re2.compile("|".join(_escape(t) for t in literals), options)
-                self._dirty = False
-            return self._pattern, dict(self._labels)
+            literals = sorted(self._labels, key=len, reverse=True)
+            if not literals:
+                self._pattern = None
+            else:
+                options = re2.Options()
+                options.max_mem = _MAX_MEM
+                self._pattern = re2.compile("|".join(_escape(t) for t in literals), options)
+            self._snapshot = dict(self._labels)
+            self._dirty = False
+            return self._pattern, self._snapshot
 
     def search(self, text: str) -> list[VaultMatch]:
         """Every registered token in ``text``, in order (one pass over the text)."""

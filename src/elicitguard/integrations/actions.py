@@ -43,6 +43,9 @@ What each decision does (``monitor`` mode: always :class:`Forward`)
   back, a blocked response becomes that error for the waiting peer, a blocked notification
   is dropped;
 * ``requestState`` is never altered, and a message nobody changed is never re-serialised;
+  the one exception is opt-in sealing (``Relay(..., sealing=RequestStateGuard(...))``,
+  ``--seal-request-state``): the state is sealed on its way to the client and opened, or
+  refused with -32602, before the server sees the retry, which gets the exact string back;
 * a frame that cannot be parsed is never forwarded: a request whose id can be recovered
   gets a ``-32700`` error back, anything else is dropped (with the recovered id, if any).
 """
@@ -54,7 +57,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -66,6 +69,9 @@ from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import parse_frame
 from elicitguard.protocol.session import SessionState
+
+if TYPE_CHECKING:
+    from elicitguard.identity.sealing import RequestStateGuard
 
 __all__ = [
     "PARSE_ERROR",
@@ -186,7 +192,10 @@ def act(
     """
     if decision.fast_path or not decision.enforced:
         return Forward(decision)
-    return _Actor(decision, envelope, policy, state).run()
+    outcome = _Actor(decision, envelope, policy, state).run()
+    if isinstance(outcome, Replace | Reply):
+        decision.replacement = outcome.message
+    return outcome
 
 
 @dataclass(slots=True)
@@ -521,12 +530,20 @@ class Relay:
         side: Side = Side.PROXY,
         transport: Transport | None = None,
         server: str | None = None,
+        sealing: RequestStateGuard | None = None,
+        location: Mapping[str, Any] | None = None,
     ) -> None:
         self.engine = engine
         self.policy = engine.policy
         self.side = side
         self.transport = transport
         self.server = server
+        #: Where this relay sits, for rules that care (``{"request_state": "plaintext"}``:
+        #: the ``MCPServer`` middleware sees state the SDK already unsealed; EG503 skips it).
+        self.location: Mapping[str, Any] = dict(location or {})
+        #: Opt-in requestState sealing (``--seal-request-state``): sealed on the way to the
+        #: client, opened (or refused with -32602) before the server sees a retry.
+        self.sealing = sealing
         self.bad_frames = 0
 
     def envelope(
@@ -552,6 +569,7 @@ class Relay:
             server=self.server,
             protocol_version=protocol_version,
             raw=raw,
+            location=self.location,
         )
 
     def parse(
@@ -596,6 +614,14 @@ class Relay:
             if not isinstance(parsed, dict):
                 return parsed
             message = parsed
+        opened = False
+        if self.sealing is not None and direction is Direction.CLIENT_TO_SERVER:
+            # Open a sealed requestState before anything judges the retry (identity issue).
+            guard = self.sealing.client_message(message, principal=principal, connection=session)
+            if guard.reply is not None:
+                return Reply(guard.reply)
+            if guard.message is not None:
+                message, opened = guard.message, True
         envelope = self.envelope(
             message,
             direction,
@@ -608,11 +634,41 @@ class Relay:
         try:
             decision = self.engine.evaluate(envelope)
             if decision.fast_path:
-                return Forward(decision)
-            state = self.engine.store.get(session or "")
-            return act(decision, envelope, policy=self.policy, state=state)
+                outcome: Outcome = Forward(decision)
+            else:
+                state = self.engine.store.get(session or "")
+                outcome = act(decision, envelope, policy=self.policy, state=state)
         except Exception as exc:  # a bug here must not take the connection down
             return self._failure(envelope, exc)
+        if self.sealing is None:
+            return outcome
+        return self._seal(outcome, message, direction, session, opened)
+
+    def _seal(
+        self,
+        outcome: Outcome,
+        message: dict[str, Any],
+        direction: Direction,
+        session: str | None,
+        opened: bool,
+    ) -> Outcome:
+        """requestState sealing around the decision: the upstream sees only what it issued."""
+        if self.sealing is None:
+            return outcome
+        if direction is Direction.CLIENT_TO_SERVER:
+            if opened and isinstance(outcome, Forward):
+                return Replace(message, outcome.decision, outcome.close)
+            return outcome
+        if isinstance(outcome, Forward):
+            target = message
+        elif isinstance(outcome, Replace):
+            target = outcome.message
+        else:
+            return outcome
+        sealed = self.sealing.server_message(target, connection=session)
+        if sealed.message is None:
+            return outcome
+        return Replace(sealed.message, outcome.decision, outcome.close)
 
     def _failure(self, envelope: Envelope, exc: Exception) -> Outcome:
         """Acting failed: audit it and follow ``on_error`` (block unless it says warn)."""

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from elicitguard.errors import FrameError
+from elicitguard.identity.http_auth import principal_from_scope
 from elicitguard.integrations.actions import (
     PARSE_ERROR,
     Drop,
@@ -136,10 +137,26 @@ class _Exchange:
     request_id: Any = _NO_ID
     answered: bool = False
     new_session: str | None = None
+    #: The verified principal ``RequireAuth`` put in the scope (never a client's claim).
+    principal: Any = None
 
     @property
     def protocol_version(self) -> str | None:
         return self.headers.get("mcp-protocol-version")
+
+    @property
+    def judged_headers(self) -> dict[str, str]:
+        """The headers rules see: the request's, plus its target as ``:path`` (EG604).
+
+        Only for evaluation; recordings keep the plain headers, so a token in a query string
+        is never written to a capture.
+        """
+        path = self.scope.get("raw_path") or str(self.scope.get("path", "")).encode()
+        target = path.decode("latin-1") if isinstance(path, bytes) else str(path)
+        query = self.scope.get("query_string") or b""
+        if query:
+            target += "?" + query.decode("latin-1")
+        return {**self.headers, ":path": target}
 
 
 class ElicitGuardMiddleware:
@@ -191,12 +208,15 @@ class ElicitGuardMiddleware:
     def _exchange(self, scope: Scope) -> _Exchange:
         headers = _headers(scope)
         session_id = headers.get("mcp-session-id")
+        principal = principal_from_scope(scope)
         if session_id:
-            return _Exchange(scope, headers, "http:" + session_id, ephemeral=False)
+            return _Exchange(
+                scope, headers, "http:" + session_id, ephemeral=False, principal=principal
+            )
         key = "x:" + os.urandom(12).hex()
         state = self.relay.engine.store.get(key)
         state.chains = self._shared_chains(headers)
-        return _Exchange(scope, headers, key, ephemeral=True)
+        return _Exchange(scope, headers, key, ephemeral=True, principal=principal)
 
     def _shared_chains(self, headers: dict[str, str]) -> BoundedMap[str, ChainState]:
         """Rounds are shared per credential, never across credentials."""
@@ -254,8 +274,9 @@ class ElicitGuardMiddleware:
                 C2S,
                 raw=data,
                 session=exchange.session,
-                headers=exchange.headers,
+                headers=exchange.judged_headers,
                 protocol_version=exchange.protocol_version,
+                principal=exchange.principal,
             )
             if isinstance(outcome, Reply):
                 await _respond(send, 200, outcome.to_bytes())
@@ -348,6 +369,7 @@ class ElicitGuardMiddleware:
             session=exchange.session,
             headers=exchange.headers,
             protocol_version=exchange.protocol_version,
+            principal=exchange.principal,
         )
         if exchange.answered and exchange.new_session is not None:
             self._adopt(exchange)

@@ -51,7 +51,7 @@ class FastMCPGuard(Middleware):
         server: str | None = None,
     ) -> None:
         self.guard = ServerGuard(engine, policy=policy, server=server)
-        self.relay = self.guard.relay()
+        self.relay = self.guard.relay(middleware=True)  # FastMCP unseals requestState first
         self._sessions: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
 
     async def on_call_tool(

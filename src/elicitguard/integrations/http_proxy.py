@@ -24,8 +24,17 @@ from urllib.parse import urlsplit
 import httpx
 
 from elicitguard.engine.engine import Engine
+from elicitguard.identity.http_auth import BearerAuth, RequireAuth
+from elicitguard.identity.sealing import RequestStateGuard
 from elicitguard.integrations.actions import Relay, dumps, error_response
-from elicitguard.integrations.asgi import ElicitGuardMiddleware, Message, Receive, Scope, Send
+from elicitguard.integrations.asgi import (
+    ASGIApp,
+    ElicitGuardMiddleware,
+    Message,
+    Receive,
+    Scope,
+    Send,
+)
 from elicitguard.integrations.recorder import Recorder
 from elicitguard.protocol.envelope import Side, Transport
 
@@ -179,13 +188,22 @@ def build_proxy_app(
     server: str | None = None,
     recorder: Recorder | None = None,
     connect_timeout: float = 10.0,
-) -> tuple[ElicitGuardMiddleware, UpstreamApp]:
-    """The proxy as an ASGI app (and its forwarding app, to close on shutdown)."""
+    sealing: RequestStateGuard | None = None,
+    auth: BearerAuth | None = None,
+) -> tuple[ASGIApp, UpstreamApp]:
+    """The proxy as an ASGI app (and its forwarding app, to close on shutdown).
+
+    ``sealing`` seals ``requestState`` (``--seal-request-state``); ``auth`` (built from the
+    policy's ``identity`` section) answers 401 challenges, serves the protected resource
+    metadata and hands the verified principal to the guard.
+    """
     forward = UpstreamApp(upstream, connect_timeout=connect_timeout)
     name = server or urlsplit(upstream).netloc
-    relay = Relay(engine, side=Side.PROXY, transport=Transport.HTTP, server=name)
+    relay = Relay(engine, side=Side.PROXY, transport=Transport.HTTP, server=name, sealing=sealing)
     guard = ElicitGuardMiddleware(forward, relay, path=forward.path, recorder=recorder)
-    return guard, forward
+    if auth is None:
+        return guard, forward
+    return RequireAuth(guard, auth), forward
 
 
 def serve_http(
@@ -199,6 +217,8 @@ def serve_http(
     record_raw: bool = False,
     port_file: Path | None = None,
     connect_timeout: float = 10.0,
+    sealing: RequestStateGuard | None = None,
+    auth: BearerAuth | None = None,
 ) -> int:
     """Serve the proxy until SIGINT or SIGTERM; print the endpoint URL once listening."""
     import uvicorn
@@ -210,7 +230,13 @@ def serve_http(
         else None
     )
     app, forward = build_proxy_app(
-        engine, upstream, server=name, recorder=recorder, connect_timeout=connect_timeout
+        engine,
+        upstream,
+        server=name,
+        recorder=recorder,
+        connect_timeout=connect_timeout,
+        sealing=sealing,
+        auth=auth,
     )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

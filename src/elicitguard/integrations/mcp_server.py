@@ -45,6 +45,7 @@ from pydantic import BaseModel
 
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
+from elicitguard.identity.sealing import RequestStateGuard
 from elicitguard.integrations._sdk import error_data, make_engine, message_dict, session_message
 from elicitguard.integrations.actions import (
     Drop,
@@ -56,10 +57,10 @@ from elicitguard.integrations.actions import (
     blocked_error,
 )
 from elicitguard.protocol.envelope import Direction, Side, Transport
+from elicitguard.protocol.versions import is_modern, normalise_version
 
 if TYPE_CHECKING:
     from elicitguard.integrations.asgi import ASGIApp
-from elicitguard.protocol.versions import is_modern, normalise_version
 
 __all__ = ["Exchange", "GuardMiddleware", "ServerGuard", "input_required_dict"]
 
@@ -79,14 +80,37 @@ class ServerGuard:
         *,
         policy: str | os.PathLike[str] | Policy | None = None,
         server: str | None = None,
+        sealing: RequestStateGuard | None = None,
     ) -> None:
         self.engine = make_engine(engine, policy)
         self.policy = self.engine.policy
         self.server = server
+        #: Opt-in requestState sealing for the stream and ASGI integrations (the low-level
+        #: ``Server`` has none of its own): ``ServerGuard(..., sealing=build_sealing(engine))``.
+        #: ``MCPServer`` seals by itself, so its middleware never uses this.
+        self.sealing = sealing
 
-    def relay(self, transport: Transport | None = None) -> Relay:
-        """A relay on this guard's engine, on the server side."""
-        return Relay(self.engine, side=Side.SERVER, transport=transport, server=self.server)
+    def relay(self, transport: Transport | None = None, *, middleware: bool = False) -> Relay:
+        """A relay on this guard's engine, on the server side.
+
+        ``middleware``: for ``MCPServer`` middleware, which sees ``requestState`` after the
+        SDK unsealed it: no sealing, and EG503 (judged on wire bytes only) is skipped.
+        """
+        if middleware:
+            return Relay(
+                self.engine,
+                side=Side.SERVER,
+                transport=transport,
+                server=self.server,
+                location={"request_state": "plaintext"},
+            )
+        return Relay(
+            self.engine,
+            side=Side.SERVER,
+            transport=transport,
+            server=self.server,
+            sealing=self.sealing,
+        )
 
     def middleware(self) -> GuardMiddleware:
         """The ``ServerMiddleware`` for ``MCPServer(middleware=[...])`` (2026-07-28)."""
@@ -318,7 +342,7 @@ class GuardMiddleware:
 
     def __init__(self, guard: ServerGuard) -> None:
         self.guard = guard
-        self.relay = guard.relay()
+        self.relay = guard.relay(middleware=True)
         self._sessions: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
 
     async def __call__(

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from elicitguard.audit.records import safe_jsonrpc_id
-from elicitguard.engine.decision import Decision, Finding, Severity
+from elicitguard.engine.decision import Action, Decision, Finding, Severity
 from elicitguard.engine.engine import Engine
 from elicitguard.errors import FrameError
 from elicitguard.lint.capture import CaptureStream, InputFormat, Location, Skipped
 from elicitguard.lint.envelopes import LineError, read_envelopes, read_lines
 from elicitguard.protocol.envelope import Direction, Envelope, Side
+from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import parse_frame
 
 __all__ = [
@@ -253,6 +254,7 @@ class Linter:
             return
         if not decision.findings and not decision.suppressed:
             return
+        self._remember_blocked_entries(envelope, decision)
         message = envelope.message
         method = _method(message, decision)
         for skipped in decision.suppressed:
@@ -285,6 +287,30 @@ class Linter:
                     envelope.server,
                 )
             )
+
+    def _remember_blocked_entries(self, envelope: Envelope, decision: Decision) -> None:
+        """Do what a guard would: an ``inputRequests`` entry the policy blocks never reaches
+        the client, so its key is not expected in the retry (EG116 reads ``chain.removed``).
+
+        Recordings made by a guard hold the server's full result and the client's retry,
+        which lacks the removed keys; a capture without a guard is judged the same way.
+        """
+        if self.engine.policy.mode != "enforce":
+            return
+        for item in decision.items:
+            if not isinstance(item, Item) or item.kind is not ItemKind.INPUT_REQUIRED:
+                continue
+            prefix = item.pointer + "/inputRequests/"
+            keys = {
+                _unescape(f.pointer[len(prefix) :].split("/", 1)[0])
+                for f in decision.findings
+                if f.action is Action.BLOCK and f.pointer.startswith(prefix)
+            }
+            chain_key = item.facts.get("chain_key")
+            if keys and isinstance(chain_key, str):
+                chain = self.engine.store.get(envelope.session or "").chains.get(chain_key)
+                if chain is not None:
+                    chain.removed.update(keys)
 
     def _exception_findings(self, result: LintResult) -> None:
         """EG902 for exceptions that expired or never matched during the run."""
@@ -335,6 +361,11 @@ def detect_format(path: Path, max_bytes: int) -> InputFormat:
 
 _SNIFF_LINES = 64
 _SNIFF_DEPTH = 256
+
+
+def _unescape(token: str) -> str:
+    """One RFC 6901 reference token back to the key."""
+    return token.replace("~1", "/").replace("~0", "~")
 
 
 def _method(message: dict[str, Any], decision: Decision) -> str | None:

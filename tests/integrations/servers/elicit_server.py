@@ -6,8 +6,8 @@ get ``ctx.elicit`` / ``ctx.elicit_url`` (and a task-augmented request sent with
 ``session.send_request``); 2026-07-28 requests get an ``InputRequiredResult`` built by hand and
 read the answers from the retry. Every tool reports what came back as ``kind:action:content``.
 
-Run: ``python elicit_server.py [--guard none|streams|middleware] [--policy FILE]
-[--http PORT]``; stdio unless ``--http`` is given.
+Run: ``python elicit_server.py [--guard none|streams|middleware|asgi] [--policy FILE]
+[--http]``: stdio, or Streamable HTTP on 127.0.0.1 (``PORT <n>`` printed) with ``--http``.
 """
 
 from __future__ import annotations
@@ -149,11 +149,27 @@ async def declared_modes(ctx: Context) -> str:
     return "modes:" + (",".join(modes) or "bare")
 
 
+def serve_http(app: Any) -> None:
+    """Serve ``app`` on 127.0.0.1 at a free port, printed as ``PORT <n>`` once listening."""
+    import socket
+
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    anyio.run(uvicorn.Server(config).serve, [sock])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--guard", choices=["none", "streams", "middleware"], default="none")
+    parser.add_argument(
+        "--guard", choices=["none", "streams", "middleware", "asgi"], default="none"
+    )
     parser.add_argument("--policy")
-    parser.add_argument("--http", type=int)
+    parser.add_argument("--http", action="store_true", help="Streamable HTTP instead of stdio")
     args = parser.parse_args()
     guard = None
     if args.guard != "none":
@@ -162,15 +178,9 @@ def main() -> None:
         guard = ServerGuard(policy=args.policy, server="elicit-test-server")
         if args.guard == "middleware":
             mcp.middleware.append(guard.middleware())
-    if args.http is not None:
-        import uvicorn
-
-        uvicorn.run(
-            mcp.streamable_http_app(host="127.0.0.1"),
-            host="127.0.0.1",
-            port=args.http,
-            log_level="warning",
-        )
+    if args.http:
+        app = mcp.streamable_http_app(host="127.0.0.1")
+        serve_http(guard.http_app(app) if guard is not None and args.guard == "asgi" else app)
     elif guard is not None and args.guard == "streams":
         anyio.run(guard.run_stdio, mcp)
     else:

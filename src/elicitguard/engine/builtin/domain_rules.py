@@ -7,7 +7,8 @@ picks the issues of its kind. Protected domains are the bundled list, the policy
 operator's name for the server when that name is a host or a URL: a server is the first
 thing its own users are phished with.
 
-Messages name the registrable domain (what the audit record already keeps) and facts that
+Messages name the registrable domain in ASCII (what the audit record already keeps; the
+Unicode form of a spoof would read as the name it imitates) and facts that
 come from our tables (scripts, code points, the protected domain imitated), never userinfo,
 paths or query values; EG401 names both forms of the host because recording them is its job.
 """
@@ -57,7 +58,9 @@ def _host_of_server(server: str) -> str | None:
     text = server.strip()
     if "://" in text:
         parsed = parse_url(text)
-        return parsed.host.strip("[]") or None if parsed.has_authority else None
+        if not parsed.has_authority:
+            return None
+        return parsed.host.strip("[]") or None
     if "." not in text or any(c in text for c in " /@:"):
         return None
     return text.lower().rstrip(".")
@@ -126,9 +129,8 @@ def _facts(item: Item, ctx: CheckContext) -> UrlFacts | None:
 
 
 def _domain(analysis: HostAnalysis) -> str:
-    return _short(
-        analysis.registrable_domain_unicode or analysis.unicode_host or analysis.ascii_host
-    )
+    # ASCII on purpose: the Unicode form of a spoof reads as the name it imitates.
+    return _short(analysis.registrable_domain or analysis.ascii_host)
 
 
 def _pointer(item: Item) -> str:

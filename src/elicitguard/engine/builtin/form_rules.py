@@ -25,7 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
+
+import orjson
 
 from elicitguard.checks.forms import (
     ALL_LANGUAGES,
@@ -50,6 +53,8 @@ _RANK: Final = {"low": 0, "medium": 1, "high": 2}
 _PARAM_KEYS: Final = frozenset(("languages", "extra_words", "allowed_fields", "min_confidence"))
 _MAX_LABEL: Final = 64
 _MAX_DEPTH: Final = 12
+_MAX_BLOB: Final = 1 << 20
+_CACHED_BLOB: Final = 16 << 10  # forms cached across evaluations are at most 16 KiB
 
 WHAT: Final[dict[str, str]] = {
     "password": "a password or PIN",
@@ -207,21 +212,47 @@ def _properties(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 def _verdicts(
     item: Item, ctx: CheckContext, settings: FormSettings, schema: Mapping[str, Any], message: str
-) -> list[FieldVerdict]:
-    """The classifier's verdicts for one form, computed once per evaluation."""
+) -> tuple[FieldVerdict, ...]:
+    """The classifier's verdicts for one form: once per evaluation, and cached across them.
+
+    Servers send the same forms again and again; keyed on the serialised schema, a repeated
+    form costs one ``orjson.dumps`` instead of a walk over every property.
+    """
     key = (id(item), id(schema), settings)
-    memo: dict[Any, list[FieldVerdict]] = ctx.cache.setdefault("forms.verdicts", {})
+    memo: dict[Any, tuple[FieldVerdict, ...]] = ctx.cache.setdefault("forms.verdicts", {})
     cached = memo.get(key)
     if cached is None:
-        cached = classify_form(
+        try:
+            blob = orjson.dumps(schema)
+        except (TypeError, orjson.JSONEncodeError):
+            cached = _classify(schema, message, settings)
+        else:
+            cached = (
+                _classify_blob(blob, message, settings)
+                if len(blob) + len(message) <= _CACHED_BLOB
+                else _classify(schema, message, settings)
+            )
+        memo[key] = cached
+    return cached
+
+
+@lru_cache(maxsize=512)
+def _classify_blob(blob: bytes, message: str, settings: FormSettings) -> tuple[FieldVerdict, ...]:
+    return _classify(orjson.loads(blob), message, settings)
+
+
+def _classify(
+    schema: Mapping[str, Any], message: str, settings: FormSettings
+) -> tuple[FieldVerdict, ...]:
+    return tuple(
+        classify_form(
             schema,
             message=message or None,
             languages=settings.languages,
             extra_words=settings.extra_words,
             allowed_fields=settings.allowed,
         )
-        memo[key] = cached
-    return list(cached)
+    )
 
 
 def _fires(verdict: FieldVerdict, settings: FormSettings) -> bool:
@@ -356,33 +387,67 @@ def _best(matches: Sequence[SecretMatch]) -> SecretMatch | None:
     return max(kept, key=lambda m: _RANK[m.confidence]) if kept else None
 
 
-def _request_strings(
-    value: Any, pointer: str, depth: int = 0
-) -> Iterator[tuple[str, str, str | None]]:
-    """Every string of a schema, as (pointer, text, key of the property whose default it is)."""
+_STRUCTURAL: Final = frozenset(("type", "format", "$schema", "required", "$id"))
+_MIN_SCAN: Final = 8  # the catalogue's shortest credential
+
+
+def _request_strings(value: Any, pointer: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+    """Every string of a schema worth scanning, as (pointer, text); defaults excluded.
+
+    Structural keywords (``type``, ``format``, ``required``) and strings shorter than the
+    shortest credential are skipped; property defaults are scanned with their key name by
+    the caller.
+    """
     if depth > _MAX_DEPTH:
         return
     if isinstance(value, str):
-        yield pointer, value, None
+        if len(value) >= _MIN_SCAN:
+            yield pointer, value
     elif isinstance(value, Mapping):
         for key, child in value.items():
-            if not isinstance(key, str):
+            if not isinstance(key, str) or key in _STRUCTURAL:
                 continue
             child_ptr = f"{pointer}/{escape_pointer(key)}"
             if key == "properties" and isinstance(child, Mapping):
                 for name, prop in child.items():
                     prop_ptr = f"{child_ptr}/{escape_pointer(str(name))}"
-                    if isinstance(prop, Mapping) and isinstance(prop.get("default"), str):
-                        yield f"{prop_ptr}/default", prop["default"], str(name)
+                    if isinstance(prop, Mapping):
                         rest = {k: v for k, v in prop.items() if k != "default"}
                         yield from _request_strings(rest, prop_ptr, depth + 2)
-                    else:
-                        yield from _request_strings(prop, prop_ptr, depth + 2)
             else:
                 yield from _request_strings(child, child_ptr, depth + 1)
     elif isinstance(value, list):
         for index, child in enumerate(value):
             yield from _request_strings(child, f"{pointer}/{index}", depth + 1)
+
+
+def _defaults(schema: Any) -> Iterator[tuple[str, str]]:
+    """(property key, string default) of each property."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if isinstance(props, Mapping):
+        for name, prop in props.items():
+            if isinstance(prop, Mapping) and isinstance(prop.get("default"), str):
+                yield str(name), prop["default"]
+
+
+def _blob_has_secret(data: Mapping[str, Any]) -> bool:
+    """One catalogue pass over the whole request as JSON: the usual answer is "nothing".
+
+    Only when it finds something (or the request is too big to judge at once) are the
+    request's strings scanned one by one to say where. Repeated requests hit the cache.
+    """
+    try:
+        blob = orjson.dumps(data)
+    except (TypeError, orjson.JSONEncodeError):
+        return True
+    if len(blob) > _MAX_BLOB:
+        return True
+    return _blob_scan(blob) if len(blob) <= _CACHED_BLOB else _blob_scan.__wrapped__(blob)
+
+
+@lru_cache(maxsize=512)
+def _blob_scan(blob: bytes) -> bool:
+    return _best(scan_text(blob.decode())) is not None
 
 
 def _where(pointer: str, base: str) -> str:
@@ -415,27 +480,36 @@ def secret_in_request(item: Item, ctx: CheckContext, params: Params) -> Iterator
             hint = _KEY_HINT.get(verdict.secret_class or "")
             if hint and _fires(verdict, settings):
                 hints[verdict.field] = hint
-    strings: list[tuple[str, str, str | None]] = []
-    message = data.get("message")
-    if isinstance(message, str):
-        strings.append((item.pointer + "/message", message, None))
     schema = data.get("requestedSchema")
-    if isinstance(schema, Mapping):
-        strings.extend(_request_strings(schema, item.pointer + "/requestedSchema"))
-    for pointer, text, key in strings:
-        if key is not None:
-            found = scan_value(text, key)
-            if not found and key in hints:
-                found = scan_value(text, hints[key])
-        else:
-            found = scan_text(text)
+    base = f"{item.pointer}/requestedSchema/properties/"
+    for key, text in _defaults(schema):
+        found = scan_value(text, key)
+        if not found and key in hints:
+            found = scan_value(text, hints[key])
         match = _best(found)
         if match is not None:
-            yield Hit(
-                pointer=pointer,
-                args={"where": _where(pointer, item.pointer), "what": _name(match.type)},
-                value=match.value,
-            )
+            pointer = f"{base}{escape_pointer(key)}/default"
+            yield _request_hit(item, pointer, match)
+    if not _blob_has_secret(data):
+        return
+    strings: list[tuple[str, str]] = []
+    message = data.get("message")
+    if isinstance(message, str):
+        strings.append((item.pointer + "/message", message))
+    if isinstance(schema, Mapping):
+        strings.extend(_request_strings(schema, item.pointer + "/requestedSchema"))
+    for pointer, text in strings:
+        match = _best(scan_text(text))
+        if match is not None:
+            yield _request_hit(item, pointer, match)
+
+
+def _request_hit(item: Item, pointer: str, match: SecretMatch) -> Hit:
+    return Hit(
+        pointer=pointer,
+        args={"where": _where(pointer, item.pointer), "what": _name(match.type)},
+        value=match.value,
+    )
 
 
 # --------------------------------------------------------------------------- EG204

@@ -48,7 +48,9 @@ def _now(ctx: CheckContext) -> float:
 
 
 @check("rate.elicitations_per_minute")
-def elicitations_per_minute(item: Item, ctx: CheckContext, params: Mapping[str, Any]) -> Iterator[Hit]:
+def elicitations_per_minute(
+    item: Item, ctx: CheckContext, params: Mapping[str, Any]
+) -> Iterator[Hit]:
     """EG123: more elicitations from one server in a minute than the policy allows."""
     limit = _limit(ctx, params)
     rates = ctx.services.get("rates")

@@ -1,0 +1,115 @@
+"""Round-trip overhead of the proxies, next to talking to the same server directly.
+
+Why: a proxy sits on every message between a client and its server; ordinary traffic must
+cost little more than the extra hop. Each pair sends sequential JSON-RPC requests (one
+in flight at a time, so the time per item is a full round trip) to the same tiny server:
+
+* ``stdio proxy: round trip`` – ``tests/integrations/servers/raw_server.py echo`` behind
+  ``elicitguard proxy stdio`` versus the same server spawned directly;
+* ``HTTP proxy: round trip`` – ``scripted_http.py``'s ``echo`` method behind ``elicitguard
+  proxy http`` versus the same server over loopback, both with a kept-alive httpx client.
+
+Processes are started once and stopped at exit. Run alone:
+``.venv/bin/python benchmarks/bench_proxy.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness import Pair, measure_pair, print_table  # noqa: E402
+
+SERVERS = Path(__file__).resolve().parents[1] / "tests" / "integrations" / "servers"
+ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
+_PROCESSES: list[subprocess.Popen[bytes]] = []
+
+
+def _spawn(argv: list[str]) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    _PROCESSES.append(process)
+    return process
+
+
+@atexit.register
+def _stop() -> None:
+    for process in _PROCESSES:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(5)
+
+
+def _stdio_round_trips(process: subprocess.Popen[bytes], count: int) -> None:
+    assert process.stdin is not None and process.stdout is not None
+    for index in range(count):
+        frame = {"jsonrpc": "2.0", "id": index, "method": "tools/list"}
+        process.stdin.write(json.dumps(frame).encode() + b"\n")
+        process.stdin.flush()
+        process.stdout.readline()
+
+
+def bench_stdio(quick: bool) -> Pair:
+    count = 200 if quick else 1_000
+    server = [sys.executable, str(SERVERS / "raw_server.py"), "echo", os.devnull]
+    direct = _spawn(server)
+    proxied = _spawn([ELICITGUARD, "proxy", "stdio", "--policy", "builtin:default", "--", *server])
+    _stdio_round_trips(proxied, 5)  # warm up: the proxy's imports and the policy
+    return Pair(
+        "stdio proxy: round trip",
+        lambda: _stdio_round_trips(proxied, count),
+        lambda: _stdio_round_trips(direct, count),
+        count,
+        baseline_name="direct",
+    )
+
+
+def bench_http(quick: bool) -> Pair:
+    import httpx
+
+    from tests.integrations.support import read_line
+
+    count = 100 if quick else 500
+    upstream = _spawn([sys.executable, str(SERVERS / "scripted_http.py")])
+    port = int(read_line(upstream.stdout).decode().split()[1])
+    direct_url = f"http://127.0.0.1:{port}/mcp"
+    proxy = _spawn(
+        [ELICITGUARD, "proxy", "http", "--upstream", direct_url, "--listen", "127.0.0.1:0",
+         "--policy", "builtin:default"]
+    )
+    proxy_url = read_line(proxy.stdout).decode().strip()
+    client = httpx.Client(timeout=20)
+    atexit.register(client.close)
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "echo"}).encode()
+
+    def trips(url: str) -> None:
+        for _ in range(count):
+            client.post(url, content=body, headers=headers).raise_for_status()
+
+    trips(proxy_url)
+    return Pair(
+        "HTTP proxy: round trip",
+        lambda: trips(proxy_url),
+        lambda: trips(direct_url),
+        count,
+        baseline_name="direct",
+    )
+
+
+def pairs(quick: bool) -> list[Pair]:
+    """The proxy pairs (no targets: the issue sets none; the ratio is what to watch)."""
+    return [bench_stdio(quick), bench_http(quick)]
+
+
+if __name__ == "__main__":
+    quick = "--quick" in sys.argv
+    print_table([measure_pair(pair, rounds=5 if quick else 9) for pair in pairs(quick)])

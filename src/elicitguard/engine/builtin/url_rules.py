@@ -1,0 +1,449 @@
+"""Checks for URL-mode safety (EG301-EG306) and clickable URLs in forms (EG202).
+
+Thin adapters over :mod:`elicitguard.checks.url_safety`: the ``url`` of every URL-mode
+request is parsed once (``parse_url`` and each check cache by URL) wherever the extractor
+finds one headed to the user: pushed ``elicitation/create`` requests in both push eras,
+task-augmented requests, entries of a ``-32042`` error's ``data.elicitations``, and
+``inputRequests`` of an ``InputRequiredResult`` or an ``input_required`` task.
+
+Messages never carry a value from the URL: only the kind of problem, the name of a
+credential format or signed-URL family from our own tables, and a parameter name when it
+reads like a name (an identifier that is not itself a credential). The offending value
+travels in ``Hit.value``, which the engine turns into a keyed fingerprint.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from elicitguard.checks.secrets import scan_value
+from elicitguard.checks.url_safety import (
+    UrlIssue,
+    binding_handle,
+    credentials_in_url,
+    insecure_scheme,
+    invalid_url,
+    pii_in_url,
+    preauthenticated_url,
+)
+from elicitguard.checks.urls import ParsedUrl, find_urls_in_text, parse_url
+from elicitguard.engine.context import CheckContext, check
+from elicitguard.engine.decision import Action, Hit, Severity
+from elicitguard.protocol.extract import escape_pointer
+from elicitguard.protocol.items import Item, ItemKind
+
+__all__: list[str] = []
+
+Params = Mapping[str, Any]
+
+#: Schemes named in messages; any other scheme is "a non-https scheme" (never echoed).
+_KNOWN_SCHEMES: Final = frozenset(
+    {
+        "http",
+        "javascript",
+        "data",
+        "file",
+        "vbscript",
+        "ftp",
+        "ftps",
+        "ws",
+        "wss",
+        "blob",
+        "filesystem",
+        "about",
+        "view-source",
+        "jar",
+        "mailto",
+        "tel",
+        "sms",
+        "intent",
+        "ssh",
+        "git",
+        "sftp",
+    }
+)
+_NAME_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.\-\[\]]{0,39}")
+_LENGTH_LIMIT: Final = 8192
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _url(item: Item) -> str | None:
+    data = item.data
+    url = data.get("url") if isinstance(data, Mapping) else None
+    return url if isinstance(url, str) and url else None
+
+
+def _pointer(item: Item) -> str:
+    return item.pointer + "/url"
+
+
+def _parsed(url: str) -> ParsedUrl | None:
+    """The parsed URL, or ``None`` when it is not a web URL the other checks apply to."""
+    if len(url) > _LENGTH_LIMIT:
+        return None
+    parsed = parse_url(url)
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        return None
+    return parsed
+
+
+def _safe_name(key: str | None) -> str | None:
+    """A parameter name fit for a message: an identifier that is not itself a credential."""
+    if key is None or not _NAME_RE.fullmatch(key) or scan_value(key):
+        return None
+    if any(c.isdigit() for c in key) and sum(c.isdigit() for c in key) * 3 > len(key):
+        return None  # digit-heavy names look like tokens, not names
+    return key
+
+
+def _where(issue: UrlIssue, key: str | None) -> str:
+    """Where in the URL, in words, from the component's label (no value, no unsafe name)."""
+    location = issue.location
+    nested = " of a URL nested in a parameter" if ">" in location else ""
+    last = location.rsplit(">", 1)[-1]
+    name = _safe_name(key)
+    named = f" `{name}`" if name else ""
+    if last == "userinfo":
+        return "the user-info part" + nested
+    if last == "url":
+        return "the URL itself"
+    if last.startswith("json:"):
+        return f"the base64 JSON field{named} of a parameter"
+    if ";" in last:
+        return f"the path parameter{named}{nested}"
+    if last.startswith("query:"):
+        return f"the query parameter{named}{nested}"
+    if last.startswith("fragment:"):
+        return f"the fragment parameter{named}{nested}"
+    if last.startswith("path["):
+        return "a path segment" + nested
+    if last == "fragment":
+        return "the fragment" + nested
+    return "the URL" + nested
+
+
+def _key_of(parsed: ParsedUrl, issue: UrlIssue) -> str | None:
+    for comp in parsed.parts:
+        if comp.location == issue.location and comp.key is not None:
+            return comp.key
+    return None
+
+
+def _list(params: Params, name: str, default: Sequence[str]) -> tuple[str, ...]:
+    value = params.get(name, default)
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Sequence):
+        return tuple(str(v) for v in value)
+    return tuple(default)
+
+
+def _action(params: Params, name: str, default: Action) -> Action:
+    value = params.get(name)
+    try:
+        return Action(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+# --------------------------------------------------------------------------- EG301
+
+_SCHEME_WORDS: Final = {
+    "dangerous-scheme": "the {scheme} scheme, which a client must never open",
+    "plain-http": "plain http {where}; use https",
+    "non-https-scheme": "{scheme} instead of https",
+}
+
+
+@check("urls.insecure_scheme")
+def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG301: anything but https outside dev; http in dev only to loopback or dev hosts."""
+    url = _url(item)
+    if url is None or len(url) > _LENGTH_LIMIT:
+        return
+    parsed = parse_url(url)
+    allowed_in = _list(params, "allow_http_loopback_in", ("dev",))
+    for issue in insecure_scheme(
+        parsed,
+        environment=ctx.environment,
+        dev_hosts=ctx.lists.get("dev_hosts", ()),
+        allow_http_loopback_in=allowed_in,
+    ):
+        if issue.kind == "no-scheme":
+            continue  # a relative URL is EG302's (and EG107's) finding
+        scheme = f"{parsed.scheme}:" if parsed.scheme in _KNOWN_SCHEMES else "a non-https scheme"
+        where = "outside loopback hosts" if ctx.environment in allowed_in else "outside development"
+        text = _SCHEME_WORDS.get(issue.kind, "{scheme} instead of https")
+        yield Hit(
+            pointer=_pointer(item),
+            args={"detail": text.format(scheme=scheme, where=where), "kind": issue.kind},
+            value=url,
+        )
+
+
+# --------------------------------------------------------------------------- EG302
+
+
+@check("urls.invalid_url")
+def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG302: not absolute, no host, control or whitespace characters, too long, unparseable."""
+    data = item.data
+    url = data.get("url") if isinstance(data, Mapping) else None
+    if url is None or (isinstance(url, str) and not url):
+        return  # a missing or empty url is EG107's (the request's shape)
+    if not isinstance(url, str):
+        yield Hit(pointer=_pointer(item), args={"detail": "the `url` is not a string"})
+        return
+    limit = params.get("max_length", _LENGTH_LIMIT)
+    max_length = limit if isinstance(limit, int) and limit > 0 else _LENGTH_LIMIT
+    issues = invalid_url(url, max_length=max_length)
+    if issues:
+        yield Hit(
+            pointer=_pointer(item),
+            args={"detail": "; ".join(dict.fromkeys(i.detail for i in issues))},
+            value=url,
+        )
+
+
+# --------------------------------------------------------------------------- EG303
+
+
+@check("urls.credentials")
+def credentials_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG303: a userinfo password, a catalogue secret or a secret-named value in the URL."""
+    url = _url(item)
+    parsed = _parsed(url) if url is not None else None
+    if parsed is None:
+        return
+    code_action = _action(params, "oauth_code_action", Action.WARN)
+    for issue in credentials_in_url(parsed):
+        where = _where(issue, _key_of(parsed, issue))
+        if issue.kind == "oauth-code":
+            yield Hit(
+                pointer=_pointer(item),
+                args={"what": "an OAuth authorization code (short-lived)", "where": where},
+                value=issue.value,
+                severity=Severity.MEDIUM,
+                action=code_action,
+            )
+            continue
+        yield Hit(
+            pointer=_pointer(item),
+            args={"what": _credential_words(issue.what), "where": where},
+            value=issue.value,
+        )
+
+
+def _credential_words(what: str | None) -> str:
+    """``a password`` as is; a catalogue format name as ``a credential (<name>)``."""
+    if not what:
+        return "a credential"
+    return what if what.startswith(("a ", "an ")) else f"a credential ({what})"
+
+
+# --------------------------------------------------------------------------- EG304
+
+
+def _national_id_words(kind: str) -> str:
+    """``it_codice_fiscale`` as ``a national identity number (IT codice fiscale)``."""
+    country, _, name = kind.partition("_")
+    return f"a national identity number ({country.upper()} {name.replace('_', ' ')})"
+
+
+_PII_WORDS: Final = {
+    "email": "an e-mail address",
+    "phone": "a phone number",
+    "card_number": "a payment card number",
+    "iban": "an IBAN",
+    "us_ssn": "a US Social Security number",
+    "date_of_birth": "a date of birth",
+    "person_name": "a person's name",
+    "street_address": "a street address",
+    "ip_address": "an IP address",
+}
+
+
+@check("urls.pii")
+def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG304: personal data (emails, phones, cards, IBANs, national ids …) in the URL."""
+    url = _url(item)
+    parsed = _parsed(url) if url is not None else None
+    if parsed is None:
+        return
+    for issue in pii_in_url(parsed):
+        yield Hit(
+            pointer=_pointer(item),
+            args={
+                "what": _PII_WORDS.get(issue.kind) or _national_id_words(issue.kind),
+                "where": _where(issue, _key_of(parsed, issue)),
+            },
+            value=issue.value,
+        )
+
+
+# --------------------------------------------------------------------------- EG305
+
+
+@check("urls.preauthenticated")
+def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG305: a signed URL (AWS, GCS, Azure SAS, CloudFront …) or a magic, reset or login link."""
+    url = _url(item)
+    parsed = _parsed(url) if url is not None else None
+    if parsed is None:
+        return
+    for issue in preauthenticated_url(parsed):
+        yield Hit(
+            pointer=_pointer(item),
+            args={
+                "what": issue.what or "a signed URL",
+                "where": _where(issue, _key_of(parsed, issue)),
+            },
+            value=issue.value,
+        )
+
+
+# --------------------------------------------------------------------------- EG306
+
+
+@check("urls.unbound")
+def unbound_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG306: a URL-mode target with no unguessable handle tying the flow to its user."""
+    url = _url(item)
+    parsed = _parsed(url) if url is not None else None
+    if parsed is None or parsed.problems:
+        return
+    if not binding_handle(parsed):
+        yield Hit(pointer=_pointer(item), value=url)
+
+
+# --------------------------------------------------------------------------- EG202
+
+_URI_FORMATS: Final = frozenset({"uri", "uri-reference", "iri", "iri-reference", "url"})
+_LABEL_LISTS: Final = ("enum", "enumNames")
+_CHOICE_LISTS: Final = ("oneOf", "anyOf")
+_MAX_LABEL: Final = 40
+
+
+def _label(key: str) -> str:
+    clean = "".join(c if c.isprintable() else "?" for c in key[:_MAX_LABEL])
+    return "`" + clean.replace("`", "'") + ("…" if len(key) > _MAX_LABEL else "") + "`"
+
+
+def _choice_texts(schema: Mapping[str, Any], pointer: str) -> Iterator[tuple[str, str, str]]:
+    """Labels a client shows for a choice: enum values, enumNames, oneOf/anyOf titles."""
+    for name in _LABEL_LISTS:
+        values = schema.get(name)
+        if isinstance(values, list):
+            for index, value in enumerate(values):
+                if isinstance(value, str):
+                    yield f"{pointer}/{name}/{index}", value, "an option label"
+    for name in _CHOICE_LISTS:
+        options = schema.get(name)
+        if isinstance(options, list):
+            for index, option in enumerate(options):
+                if isinstance(option, Mapping) and isinstance(option.get("title"), str):
+                    yield f"{pointer}/{name}/{index}/title", option["title"], "an option label"
+
+
+def _field_texts(
+    name: str, prop: Mapping[str, Any], pointer: str
+) -> Iterator[tuple[str, str, str]]:
+    label = _label(name)
+    for key in ("title", "description"):
+        if isinstance(prop.get(key), str):
+            yield f"{pointer}/{key}", prop[key], f"the {key} of field {label}"
+    default = prop.get("default")
+    # A URI field's default is the value asked about, shown as editable text, not a link.
+    if prop.get("format") not in _URI_FORMATS:
+        if isinstance(default, str):
+            yield f"{pointer}/default", default, f"the default of field {label}"
+        elif isinstance(default, list):
+            for index, value in enumerate(default):
+                if isinstance(value, str):
+                    yield f"{pointer}/default/{index}", value, f"the default of field {label}"
+    for found_pointer, text, _ in _choice_texts(prop, pointer):
+        yield found_pointer, text, f"an option label of field {label}"
+    items = prop.get("items")
+    if isinstance(items, Mapping):
+        for found_pointer, text, _ in _choice_texts(items, pointer + "/items"):
+            yield found_pointer, text, f"an option label of field {label}"
+
+
+def _form_texts(item: Item) -> Iterator[tuple[str, str, str]]:
+    """Every text a client shows for a request: (pointer, text, where in words)."""
+    data = item.data
+    if not isinstance(data, Mapping):
+        return
+    message = data.get("message")
+    if isinstance(message, str):
+        yield item.pointer + "/message", message, "the message"
+    if item.kind is not ItemKind.FORM_REQUEST:
+        return
+    schema = data.get("requestedSchema")
+    if not isinstance(schema, Mapping):
+        return
+    base = item.pointer + "/requestedSchema"
+    for key in ("title", "description"):
+        if isinstance(schema.get(key), str):
+            yield f"{base}/{key}", schema[key], f"the form's {key}"
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        for name, prop in properties.items():
+            if isinstance(prop, Mapping):
+                pointer = f"{base}/properties/{escape_pointer(str(name))}"
+                yield from _field_texts(str(name), prop, pointer)
+
+
+#: Schemes auto-linking renderers (GitHub-flavoured Markdown, linkify-it) make clickable in
+#: plain text, and schemes that are dangerous as soon as a Markdown link carries them.
+_LINKED_SCHEMES: Final = frozenset({"http", "https", "ftp", "ftps", "mailto", "xmpp"})
+_DANGEROUS_SCHEMES: Final = frozenset({"javascript", "vbscript", "data", "file", "blob"})
+
+
+def _clickable(url: str, text: str) -> bool:
+    """True when a renderer would make ``url`` a link in ``text``.
+
+    ``www.`` links, bare domains and http(s)/ftp/mailto URLs are auto-linked; any scheme
+    is a link inside Markdown link syntax (``[x](scheme:…)`` or ``<scheme:…>``), and
+    ``javascript:``-like schemes count wherever they appear. Other schemes in plain text
+    (``postgres://…``, ``s3://…``) stay text.
+    """
+    head, colon, _ = url.partition(":")
+    scheme = head.lower() if colon and "/" not in head and "." not in head else ""
+    if not scheme or scheme in _LINKED_SCHEMES or scheme in _DANGEROUS_SCHEMES:
+        return True
+    return f"]({url}" in text or f"<{url}" in text
+
+
+def _kind_of_link(url: str) -> str:
+    head = url.split(":", 1)[0].lower() if ":" in url else ""
+    if "://" in url or head in _KNOWN_SCHEMES:
+        return f"a {head}: URL" if head in _KNOWN_SCHEMES else "a URL"
+    return "a bare web address"
+
+
+@check("urls.clickable_in_form")
+def clickable_in_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG202: a URL in a form request's texts, or in the message of a URL-mode request."""
+    url_mode = item.kind is ItemKind.URL_REQUEST
+    for pointer, text, where in _form_texts(item):
+        links = [link for link in find_urls_in_text(text) if _clickable(link, text)]
+        if not links:
+            continue
+        what = _kind_of_link(links[0])
+        if url_mode:
+            detail = (
+                f"The message of a URL-mode request contains {what}; clients must not render "
+                "it as a link (only `url` is one)"
+            )
+        else:
+            subject = where if where.startswith("the form's") else f"{where} of a form request"
+            detail = (
+                f"{subject[0].upper()}{subject[1:]} contains {what}, which a client may "
+                "render as a clickable link"
+            )
+        yield Hit(pointer=pointer, args={"detail": detail}, value=links[0])
