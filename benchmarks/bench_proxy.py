@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness import Pair, measure_pair, print_table  # noqa: E402
+from harness import Pair, measure_pair, print_table
 
 SERVERS = Path(__file__).resolve().parents[1] / "tests" / "integrations" / "servers"
 ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
@@ -49,7 +49,8 @@ def _stop() -> None:
 
 
 def _stdio_round_trips(process: subprocess.Popen[bytes], count: int) -> None:
-    assert process.stdin is not None and process.stdout is not None
+    assert process.stdin is not None
+    assert process.stdout is not None
     for index in range(count):
         frame = {"jsonrpc": "2.0", "id": index, "method": "tools/list"}
         process.stdin.write(json.dumps(frame).encode() + b"\n")
@@ -74,7 +75,6 @@ def bench_stdio(quick: bool) -> Pair:
 
 def bench_http(quick: bool) -> Pair:
     import httpx
-
     from tests.integrations.support import read_line
 
     count = 100 if quick else 500
@@ -82,8 +82,17 @@ def bench_http(quick: bool) -> Pair:
     port = int(read_line(upstream.stdout).decode().split()[1])
     direct_url = f"http://127.0.0.1:{port}/mcp"
     proxy = _spawn(
-        [ELICITGUARD, "proxy", "http", "--upstream", direct_url, "--listen", "127.0.0.1:0",
-         "--policy", "builtin:default"]
+        [
+            ELICITGUARD,
+            "proxy",
+            "http",
+            "--upstream",
+            direct_url,
+            "--listen",
+            "127.0.0.1:0",
+            "--policy",
+            "builtin:default",
+        ]
     )
     proxy_url = read_line(proxy.stdout).decode().strip()
     client = httpx.Client(timeout=20)

@@ -33,7 +33,8 @@ URL_REQUEST = {
     "params": {
         "mode": "url",
         "message": "Connect",
-        "url": "https://auth.example.com/c",
+        # bound to its user (an eg_bind handle), so only the planted problem fires
+        "url": "https://auth.example.com/c?eg_bind=Hn4Tq8Vw2Xy6Zb0Cd3Ef5Gh7Jk9Lm1Np_Qr-St4UvWx",
         "elicitationId": "e1",
     },
 }
@@ -93,6 +94,7 @@ def test_undeclared_mode_is_blocked_and_recorded() -> None:
     assert record["findings"][0]["code"] == "EG102"
     assert record["elicitation"][0]["url_domain"] == "example.com"
     assert "https://auth.example.com/c" not in stream.getvalue()
+    assert "Hn4Tq8Vw2Xy6" not in stream.getvalue()
 
 
 def test_allowed_elicitation_is_recorded() -> None:

@@ -272,6 +272,14 @@ def test_two_proxies_share_sealed_state(tmp_path: Path, redis_url: str) -> None:
     assert INNER not in audit_text
     assert token not in audit_text
     assert alice not in audit_text
+    decisions = [
+        json.loads(line)
+        for line in audit_text.splitlines()
+        if line and json.loads(line).get("event") == "elicitguard.decision"
+    ]
+    assert decisions  # the elicitation rounds were judged ...
+    assert all(d["principal"]["iss"] == ISSUER for d in decisions)  # ... for a verified user
+    assert not any(f["code"] == "EG501" for d in decisions for f in d["findings"])
 
 
 def test_replicas_refuse_to_start_on_a_random_key(tmp_path: Path, redis_url: str) -> None:

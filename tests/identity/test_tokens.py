@@ -289,3 +289,16 @@ def test_bearer_token_and_unverified_claims() -> None:
     assert claims is not None
     assert claims["sub"] == "alice"
     assert unverified_claims("not-a-jwt") is None
+
+
+def test_a_failed_jwks_refresh_keeps_the_cached_keys(tmp_path: Path) -> None:
+    """When the JWKS URL goes away, keys already fetched keep verifying."""
+    cert, key = self_signed(tmp_path)
+    context = ssl.create_default_context(cafile=str(cert))
+    with serve_json(jwks(RSA), tls=(cert, key)) as server:
+        config = TokenConfig(
+            AUDIENCE, (ISSUER,), jwks_url=server.url, ssl_context=context, jwks_cache_s=0
+        )
+        verifier = TokenVerifier(config)
+        assert verifier.verify(RSA.token()).subject == "alice"
+    assert verifier.verify(RSA.token()).subject == "alice"

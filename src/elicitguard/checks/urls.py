@@ -116,15 +116,18 @@ class ParsedUrl(NamedTuple):
     def query_params(self) -> dict[str, str]:
         """Top-level query and fragment parameters, lower-cased keys (first value wins)."""
         params: dict[str, str] = {}
-        for comp in self.parts:
-            top_level = comp.key is not None and ">" not in comp.location
-            if top_level and comp.location.startswith(("query:", "fragment:")):
-                params.setdefault((comp.key or "").lower(), comp.value)
+        for location, key, value in self.parts:
+            if (
+                key is not None
+                and location.startswith(("query:", "fragment:"))
+                and ">" not in location
+            ):
+                params.setdefault(key.lower(), value)
         return params
 
     def path_segments(self) -> list[str]:
         """Decoded path segments in order (empty ones dropped)."""
-        return [unquote(s) for s in self.path.split("/") if s]
+        return [unquote(s) if "%" in s else s for s in self.path.split("/") if s]
 
 
 # --------------------------------------------------------------------------- hosts

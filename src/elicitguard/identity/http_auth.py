@@ -35,7 +35,12 @@ import orjson
 from elicitguard.audit.records import AuditLog
 from elicitguard.errors import KeyConfigError, TokenError
 from elicitguard.identity.keys import KeyRing
-from elicitguard.identity.principal import Principal, use_principal
+from elicitguard.identity.principal import (
+    PRINCIPAL_SCOPE_KEY,
+    Principal,
+    principal_from_scope,
+    use_principal,
+)
 from elicitguard.identity.tokens import Introspector, TokenConfig, TokenVerifier, bearer_token
 
 __all__ = [
@@ -52,7 +57,6 @@ __all__ = [
 ]
 
 WELL_KNOWN_PATH = "/.well-known/oauth-protected-resource"
-PRINCIPAL_SCOPE_KEY = "elicitguard.principal"
 #: Query parameters that carry an access token (RFC 6750 section 2.3 names ``access_token``).
 QUERY_TOKEN_PARAMS = frozenset({"access_token", "bearer", "bearer_token", "id_token"})
 
@@ -305,16 +309,6 @@ def asgi_headers(scope: Mapping[str, Any]) -> dict[str, str]:
         else:
             headers[name] = value
     return headers
-
-
-def principal_from_scope(scope: Mapping[str, Any]) -> Principal | None:
-    """The verified principal :class:`RequireAuth` put into an ASGI scope, if any."""
-    state = scope.get("state")
-    if isinstance(state, Mapping):
-        principal = state.get(PRINCIPAL_SCOPE_KEY)
-        if isinstance(principal, Principal):
-            return principal
-    return None
 
 
 async def _respond(send: Send, result: AuthResult, *, head: bool = False) -> None:

@@ -14,16 +14,21 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "PRINCIPAL_SCOPE_KEY",
     "Principal",
     "current_principal",
+    "principal_from_scope",
     "principal_key",
     "use_principal",
 ]
+
+#: Where the HTTP middleware puts the verified principal: ``scope["state"][...]``.
+PRINCIPAL_SCOPE_KEY = "elicitguard.principal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +89,13 @@ def use_principal(principal: Principal | None) -> Iterator[None]:
         yield
     finally:
         current_principal.reset(token)
+
+
+def principal_from_scope(scope: Mapping[str, Any]) -> Principal | None:
+    """The verified principal ``RequireAuth`` put into an ASGI scope, if any."""
+    state = scope.get("state")
+    if isinstance(state, Mapping):
+        principal = state.get(PRINCIPAL_SCOPE_KEY)
+        if isinstance(principal, Principal):
+            return principal
+    return None

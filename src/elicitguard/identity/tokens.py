@@ -34,6 +34,7 @@ import base64
 import binascii
 import json
 import os
+import re
 import ssl
 import threading
 import time
@@ -68,6 +69,8 @@ ASYMMETRIC_ALGORITHMS = frozenset(
 DEFAULT_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
 MAX_JWKS_BYTES = 1 << 20
 MAX_KID_CHARS = 128
+#: RFC 6750 section 2.1 ``b64token``: what a bearer token may consist of.
+_B64TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
 
 #: ``token -> claims`` for opaque tokens (RFC 7662 introspection response), or ``None``
 #: when the authorization server does not know the token.
@@ -229,6 +232,9 @@ class JwksSource:
                 raise KeyConfigError(msg) from None
         else:
             text = self._fetch()
+            if not text:  # the refresh failed: keep serving the keys we have
+                self._loaded_at = now
+                return
         self._keys = _parse_jwks(text)
         self._typed = {}
         self._loaded_at = now
@@ -313,7 +319,7 @@ class TokenVerifier:
             raise TokenError("missing", "no bearer token was sent", error=None)
         if len(token) > self.config.max_token_bytes:
             raise TokenError("oversized", "the bearer token is larger than allowed")
-        if not token.isascii() or any(c.isspace() for c in token):
+        if not _B64TOKEN.fullmatch(token):
             raise TokenError("malformed", "the bearer token is not a valid token")
         if token.count(".") == 2:
             return self._verify_jwt(token)

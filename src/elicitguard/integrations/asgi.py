@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from elicitguard.errors import FrameError
-from elicitguard.identity.http_auth import principal_from_scope
+from elicitguard.identity.principal import principal_from_scope
 from elicitguard.integrations.actions import (
     PARSE_ERROR,
     Drop,

@@ -165,9 +165,15 @@ class ServerGuard:
         POST, ``InputRequiredResult`` bodies and retries (``requestState`` as sealed on the
         wire), with ``Mcp-*`` headers kept consistent with any body it changes.
         """
+        from elicitguard.identity.http_auth import RequireAuth
+        from elicitguard.identity.setup import build_auth
         from elicitguard.integrations.asgi import ElicitGuardMiddleware
 
-        return ElicitGuardMiddleware(app, self.relay(Transport.HTTP), path=path)
+        guarded = ElicitGuardMiddleware(app, self.relay(Transport.HTTP), path=path)
+        # With `identity.audience` in the policy: 401 challenges, the RFC 9728 metadata, and
+        # the verified principal on every envelope (identity issue).
+        auth = build_auth(self.engine, server=self.server)
+        return guarded if auth is None else RequireAuth(guarded, auth)
 
 
 # --- Server.run streams ---------------------------------------------------------------------

@@ -81,12 +81,19 @@ def _pointer(item: Item) -> str:
     return item.pointer + "/url"
 
 
-def _parsed(url: str) -> ParsedUrl | None:
-    """The parsed URL, or ``None`` when it is not a web URL the other checks apply to."""
+def _parsed(url: str, *, web_only: bool = False) -> ParsedUrl | None:
+    """The parsed URL when it has a host (``web_only``: and is http or https), else ``None``.
+
+    Credentials and personal data are looked for in any URL with a host (an
+    ``ftp://user:password@host`` carries a password whatever EG301 says of its scheme);
+    ``javascript:`` and ``data:`` URLs have no host and are EG301's alone.
+    """
     if len(url) > _LENGTH_LIMIT:
         return None
     parsed = parse_url(url)
-    if parsed.scheme not in ("http", "https") or not parsed.host:
+    if not parsed.has_authority or not parsed.host:
+        return None
+    if web_only and parsed.scheme not in ("http", "https"):
         return None
     return parsed
 
@@ -193,11 +200,8 @@ def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator
     """EG302: not absolute, no host, control or whitespace characters, too long, unparseable."""
     data = item.data
     url = data.get("url") if isinstance(data, Mapping) else None
-    if url is None or (isinstance(url, str) and not url):
-        return  # a missing or empty url is EG107's (the request's shape)
-    if not isinstance(url, str):
-        yield Hit(pointer=_pointer(item), args={"detail": "the `url` is not a string"})
-        return
+    if not isinstance(url, str) or not url:
+        return  # a missing, empty or non-string url is EG107's (the request's shape)
     limit = params.get("max_length", _LENGTH_LIMIT)
     max_length = limit if isinstance(limit, int) and limit > 0 else _LENGTH_LIMIT
     issues = invalid_url(url, max_length=max_length)
@@ -313,7 +317,7 @@ def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Ite
 def unbound_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG306: a URL-mode target with no unguessable handle tying the flow to its user."""
     url = _url(item)
-    parsed = _parsed(url) if url is not None else None
+    parsed = _parsed(url, web_only=True) if url is not None else None
     if parsed is None or parsed.problems:
         return
     if not binding_handle(parsed):
