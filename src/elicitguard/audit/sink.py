@@ -8,6 +8,7 @@ application's logging.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -23,15 +24,18 @@ from elicitguard.identity.keys import KeyRing
 __all__ = ["AuditSink", "open_sink"]
 
 
-_SENSITIVE_NEEDLES = tuple(b'"' + k.encode() + b'":' for k in sorted(SENSITIVE_KEYS))
+#: One compiled alternation of every sensitive key followed by a non-null value: a single
+#: scan of the lowered line instead of one substring search per key (issue 9, hot path).
+_SENSITIVE_KEY = re.compile(
+    rb'"(?:'
+    + b"|".join(re.escape(k.encode()) for k in sorted(SENSITIVE_KEYS, key=len, reverse=True))
+    + rb')":(?!null)'
+)
 
 
 def _has_sensitive_key(line: bytes) -> bool:
     """A cheap look for a sensitive key in a rendered line (orjson writes no spaces)."""
-    lowered = line.lower()
-    return any(
-        needle in lowered and needle + b"null" not in lowered for needle in _SENSITIVE_NEEDLES
-    )
+    return _SENSITIVE_KEY.search(line.lower()) is not None
 
 
 class AuditSink:

@@ -132,7 +132,10 @@ def _load_file(lang: str) -> Mapping[str, Any] | None:
     path = resources.files("elicitguard.checks").joinpath("data", "lexicon", f"{lang}.yaml")
     if not path.is_file():
         return None
-    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    # libyaml's loader when built in: the pure-Python one took ~1.5 s for the seven files,
+    # paid by the first form a process sees (issue 9, lint and proxy start-up).
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506
     if not isinstance(loaded, dict):
         msg = f"lexicon {lang}: expected a mapping"
         raise ValueError(msg)
