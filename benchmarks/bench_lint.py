@@ -96,7 +96,13 @@ def write_capture(path: Path, size: int, seed: int = 11) -> int:
                     request_id += 1
                     batch = _elicitation_lines(rng, request_id)
                 else:
-                    batch = [b'{"direction":"' + direction.encode() + b'","session":"s1","message":' + frame + b"}"]
+                    batch = [
+                        b'{"direction":"'
+                        + direction.encode()
+                        + b'","session":"s1","message":'
+                        + frame
+                        + b"}"
+                    ]
                 for line in batch:
                     out.write(line + b"\n")
                     written += len(line) + 1
@@ -106,15 +112,40 @@ def write_capture(path: Path, size: int, seed: int = 11) -> int:
 
 def _child(path: Path, mode: str) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(path), mode], capture_output=True, check=True, timeout=1800
+        [sys.executable, "-c", _CHILD, str(path), mode],
+        capture_output=True,
+        check=True,
+        timeout=1800,
     )
     return json.loads(done.stdout.decode().strip().splitlines()[-1])
 
 
-def _result(name: str, items: int, subject: float, baseline: float, target: float | None, text: str, extra: dict) -> Result:
+def _result(
+    name: str,
+    items: int,
+    subject: float,
+    baseline: float,
+    target: float | None,
+    text: str,
+    extra: dict,
+) -> Result:
     ratio = subject / baseline if baseline else float("inf")
     verdict = "-" if target is None else ("PASS" if ratio <= target else "MISS")
-    return Result(name, items, 1, round(subject, 3), round(subject, 3), round(baseline, 3), round(baseline, 3), round(ratio, 3), target, verdict, text, "parse-only", extra)
+    return Result(
+        name,
+        items,
+        1,
+        round(subject, 3),
+        round(subject, 3),
+        round(baseline, 3),
+        round(baseline, 3),
+        round(ratio, 3),
+        target,
+        verdict,
+        text,
+        "parse-only",
+        extra,
+    )
 
 
 def results(quick: bool) -> list[Result]:
@@ -163,8 +194,18 @@ def results(quick: bool) -> list[Result]:
     growth = rss[1] / rss[0] if rss[0] else float("inf")
     out.append(
         Result(
-            "lint: peak RSS large/small", 1, 1, float(rss[1]), float(rss[1]), float(rss[0]), float(rss[0]),
-            round(growth, 3), 1.2, "PASS" if growth <= 1.2 else "MISS", "RSS within 20% (kB)", "small size",
+            "lint: peak RSS large/small",
+            1,
+            1,
+            float(rss[1]),
+            float(rss[1]),
+            float(rss[0]),
+            float(rss[0]),
+            round(growth, 3),
+            1.2,
+            "PASS" if growth <= 1.2 else "MISS",
+            "RSS within 20% (kB)",
+            "small size",
             {"rss_kb": rss},
         )
     )

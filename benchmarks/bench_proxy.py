@@ -99,21 +99,21 @@ def bench_http(quick: bool) -> Pair:
     proxy_url = read_line(proxy.stdout).decode().strip()
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "echo"}).encode()
-    connections: dict[str, HTTPConnection] = {}
 
     def trips(url: str) -> None:
         # http.client writes headers and body in one send: no Nagle/delayed-ACK stall,
-        # which would otherwise add ~40 ms to every request on both paths.
+        # which would otherwise add ~40 ms to every request on both paths. One kept-alive
+        # connection per batch (servers close idle ones after a few seconds).
         parts = urlsplit(url)
-        connection = connections.get(url)
-        if connection is None:
-            connection = connections[url] = HTTPConnection(parts.netloc, timeout=20)
-            atexit.register(connection.close)
-        for _ in range(count):
-            connection.request("POST", parts.path, body=body, headers=headers)
-            response = connection.getresponse()
-            response.read()
-            assert response.status == 200
+        connection = HTTPConnection(parts.netloc, timeout=20)
+        try:
+            for _ in range(count):
+                connection.request("POST", parts.path, body=body, headers=headers)
+                response = connection.getresponse()
+                response.read()
+                assert response.status == 200
+        finally:
+            connection.close()
 
     trips(proxy_url)
     return Pair(

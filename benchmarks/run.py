@@ -11,6 +11,7 @@ import argparse
 import importlib
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ def _engine() -> Engine:
 
 def bench_fast_path(quick: bool) -> Pair:
     """Ordinary traffic through parse + evaluate, versus parse alone."""
-    frames = ordinary_messages(2_000 if quick else 10_000)
+    frames = ordinary_messages(50 if os.environ.get("ELICITGUARD_BENCH_TINY") else 2_000 if quick else 10_000)
     engine = _engine()
     directions = {"client_to_server": Direction.CLIENT_TO_SERVER, "server_to_client": Direction.SERVER_TO_CLIENT}
     prepared = [(directions[d], f) for d, f in frames]
@@ -63,6 +64,8 @@ def bench_elicitation(quick: bool) -> list[Pair]:
         "URL request, IDN host": url_request("bücher.example.de"),
     }
     repeat = 200 if quick else 1_000
+    if os.environ.get("ELICITGUARD_BENCH_TINY"):
+        repeat = 5
     for name, message in cases.items():
         frame = orjson.dumps(message)
         engine = _engine()
@@ -78,6 +81,78 @@ def bench_elicitation(quick: bool) -> list[Pair]:
 
         target = 20.0 if name in ("form request, 10 fields", "URL request, ASCII host") else None
         pairs.append(Pair(f"evaluate: {name}", subject, baseline, repeat, target, "<= 20x orjson.loads" if target else "", "orjson.loads"))
+        if target:  # the same without an audit sink: how much of the cost is the record
+            quiet = Engine(load_policy(environ={}), audit=AuditSink(None), keys=KeyRing.random())
+            quiet.evaluate(Envelope(init, Direction.CLIENT_TO_SERVER, side=Side.PROXY, session="b"))
+
+            def unrecorded(frame: bytes = frame, engine: Engine = quiet) -> None:
+                for _ in range(repeat):
+                    engine.evaluate(Envelope(orjson.loads(frame), Direction.SERVER_TO_CLIENT, side=Side.PROXY, session="b"))
+
+            pairs.append(Pair(f"evaluate: {name}, no audit sink", unrecorded, baseline, repeat, None, "", "orjson.loads"))
+    return [*pairs, *bench_conversations(repeat)]
+
+
+MODERN = "2026-07-28"
+
+
+def _conversation(kind: str, base: int) -> list[tuple[Direction, dict[str, Any]]]:
+    """The messages of one exchange whose last message is the measured item kind."""
+    c2s, s2c = Direction.CLIENT_TO_SERVER, Direction.SERVER_TO_CLIENT
+    call = {"jsonrpc": "2.0", "id": base, "method": "tools/call", "params": {"name": "book", "arguments": {}}}
+    form = form_request(3, base)["params"]
+    if kind == "result":
+        answer = {"action": "accept", "content": {"field_0": "Ada", "field_1": 2, "field_2": True}}
+        return [(s2c, form_request(3, base)), (c2s, {"jsonrpc": "2.0", "id": base, "result": answer})]
+    if kind.startswith("input-required"):
+        entries = int(kind.split(", ")[1].split()[0])
+        requests = {f"q{i}": {"method": "elicitation/create", "params": form} for i in range(entries)}
+        result = {"resultType": "input_required", "inputRequests": requests, "requestState": f"S{base}"}
+        return [(c2s, call), (s2c, {"jsonrpc": "2.0", "id": base, "result": result})]
+    requests = {"q0": {"method": "elicitation/create", "params": form}}
+    result = {"resultType": "input_required", "inputRequests": requests, "requestState": f"S{base}"}
+    responses = {"q0": {"action": "accept", "content": {"field_0": "Ada", "field_1": 2, "field_2": True}}}
+    retry = {**call, "id": base + 1, "params": {**call["params"], "inputResponses": responses, "requestState": f"S{base}"}}
+    return [(c2s, call), (s2c, {"jsonrpc": "2.0", "id": base, "result": result}), (c2s, retry)]
+
+
+def bench_conversations(repeat: int) -> list[Pair]:
+    """Result, input-required (1 and 8 entries) and retry: they need the messages before them.
+
+    Each round evaluates whole exchanges (fresh ids per exchange) versus ``orjson.loads`` of
+    the same frames; the per-item time is per exchange, so the ratio covers the exchange.
+    """
+    pairs: list[Pair] = []
+    for kind in ("result", "input-required, 1 entry", "input-required, 8 entries", "retry"):
+        engine = _engine()
+        era = "2025-11-25" if kind == "result" else MODERN
+        if kind == "result":
+            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": era, "capabilities": {"elicitation": {"form": {}, "url": {}}}}}
+            engine.evaluate(Envelope(init, Direction.CLIENT_TO_SERVER, side=Side.PROXY, session="b"))
+        counter = iter(range(10**9))
+
+        def frames(kind: str = kind, counter: Any = counter) -> list[tuple[Direction, bytes]]:
+            base = 1_000 + 10 * next(counter)
+            return [(d, orjson.dumps(m)) for d, m in _conversation(kind, base)]
+
+        pool = [frames() for _ in range(repeat * 48)]  # no id reused within a run
+        cursor = {"at": 0}
+
+        def subject(
+            engine: Engine = engine, era: str = era, pool: list[Any] = pool, cursor: dict[str, int] = cursor
+        ) -> None:
+            start = cursor["at"]
+            cursor["at"] = (start + repeat) % (len(pool) - repeat)
+            for exchange in pool[start : start + repeat]:
+                for direction, frame in exchange:
+                    engine.evaluate(Envelope(orjson.loads(frame), direction, side=Side.PROXY, session="b", protocol_version=era))
+
+        def baseline(pool: list[Any] = pool) -> None:
+            for exchange in pool[:repeat]:
+                for _, frame in exchange:
+                    orjson.loads(frame)
+
+        pairs.append(Pair(f"evaluate: {kind} (whole exchange)", subject, baseline, repeat, None, "", "orjson.loads"))
     return pairs
 
 
@@ -91,13 +166,36 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="every target at reduced size (under 2 minutes)")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument(
+        "--only",
+        help="comma-separated subset: `core` (fast path, elicitation) and bench_* module names",
+    )
     args = parser.parse_args(argv)
-    rounds = 15 if args.quick else 41
-    pairs = [bench_fast_path(args.quick), *bench_elicitation(args.quick)]
-    for module in _bench_modules():
-        pairs.extend(module.pairs(args.quick))
-    results: list[Result] = [measure_pair(pair, rounds=rounds) for pair in pairs]
+    only = set(args.only.split(",")) if args.only else None
+    rounds = 15 if args.quick else 21  # 21: the whole suite within 10 minutes
+    if os.environ.get("ELICITGUARD_BENCH_TINY"):
+        rounds = 3
+    modules = [m for m in _bench_modules() if only is None or m.__name__ in only]
+    pairs = []
+    if only is None or "core" in only:
+        pairs = [bench_fast_path(args.quick), *bench_elicitation(args.quick)]
+    for module in modules:  # a module may offer pairs, whole-run results, or both
+        if hasattr(module, "pairs"):
+            pairs.extend(module.pairs(args.quick))
+    results: list[Result] = []
+    for pair in pairs:
+        try:
+            results.append(measure_pair(pair, rounds=rounds))
+        except Exception as exc:  # one broken benchmark must not lose the run: a MISS row
+            print(f"  {pair.name}: failed ({type(exc).__name__}: {exc})", file=sys.stderr)
+            verdict = "MISS" if pair.target_ratio is not None else "-"
+            results.append(Result(pair.name, pair.items, 0, 0.0, 0.0, 0.0, 0.0, 0.0, pair.target_ratio, verdict, pair.target_text, pair.baseline_name, {"error": type(exc).__name__}))
+    for module in modules:  # whole-run measurements (lint files, proxy round trips)
+        if hasattr(module, "results"):
+            results.extend(module.results(args.quick))
     print_table(results)
+    targets = [r for r in results if r.verdict in ("PASS", "MISS")]
+    print(f"targets: {sum(r.verdict == 'PASS' for r in targets)} PASS, {sum(r.verdict == 'MISS' for r in targets)} MISS")
     for result in results:
         if result.name.startswith("evaluate:"):
             per_second = 1_000_000 / result.subject_median_us if result.subject_median_us else 0

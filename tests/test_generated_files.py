@@ -32,3 +32,20 @@ def test_every_rule_page_has_the_fixed_headings(root: Path) -> None:
         text = page.read_text(encoding="utf-8")
         for heading in ("## What it does", "## Why is this bad?", "## Example", "## Fix"):
             assert heading in text, f"{page.name} lacks {heading}"
+
+
+def test_rule_index_groups_by_family_and_links_every_page(root: Path) -> None:
+    """docs/rules/index.md has one section per rule family and links each rule page once."""
+    import re
+
+    from elicitguard.engine.docs import FAMILIES
+
+    folder = root / "docs" / "rules"
+    index = (folder / "index.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", index, flags=re.MULTILINE)
+    assert headings == [title for title, _ in FAMILIES.values()]
+    linked = re.findall(r"\]\((EG\d+)\.md\)", index)
+    pages = sorted(p.stem for p in folder.glob("EG*.md"))
+    assert sorted(linked) == pages
+    for rule in builtin_rules():
+        assert rule.path.parent.name in FAMILIES, f"{rule.spec.code}: add its family to FAMILIES"

@@ -38,7 +38,9 @@ async def drive(target: Any, era: str) -> tuple[list[Any], list[str]]:
         if getattr(params, "mode", None) == "url":
             return ElicitResult(action="accept")
         fields = params.requested_schema.get("properties", {})
-        return ElicitResult(action="accept", content={f: 4 if f == "guests" else "x" for f in fields})
+        return ElicitResult(
+            action="accept", content={f: 4 if f == "guests" else "x" for f in fields}
+        )
 
     results: list[Any] = []
     async with Client(target, mode=era, elicitation_callback=user) as client:
@@ -55,8 +57,10 @@ def check(results: list[Any], shown: list[str]) -> None:
     assert results[0] == 'book:accept:{"guests": 4}'
     assert results[2] == "connect:accept:null"
     # Over HTTP without a verified user EG501 (warn) joins the blocking codes.
-    assert results[1][0] == -31001 and {"EG201", "EG206"} <= set(results[1][1])
-    assert results[3][0] == -31001 and {"EG301", "EG306"} <= set(results[3][1])
+    assert results[1][0] == -31001
+    assert {"EG201", "EG206"} <= set(results[1][1])
+    assert results[3][0] == -31001
+    assert {"EG301", "EG306"} <= set(results[3][1])
     assert shown == ["How many guests?", "https://accounts.example.com/connect"]
 
 

@@ -58,6 +58,8 @@ def test_the_mcp_servers_entry_runs_as_written() -> None:
         return outcomes
 
     ok, blocked = anyio.run(main)
-    assert not ok[0] and "User completed" in ok[1], ok
-    assert blocked[0] and "-31001" in blocked[1], blocked
+    assert not ok[0], ok
+    assert "User completed" in ok[1], ok
+    assert blocked[0], blocked
+    assert "-31001" in blocked[1], blocked
     assert shown == ["https://modelcontextprotocol.io/"]

@@ -414,3 +414,39 @@ def test_line_reader_never_holds_an_oversized_line() -> None:
     assert len(big.data) <= 8192
     assert small.data == b'{"a":1}'
     assert tail.data == b"tail"
+
+
+@pytest.mark.integration
+def test_bad_frames_close_ends_the_session(tmp_path: Path) -> None:
+    """With limits.bad_frames: close, one unparseable client frame ends the connection."""
+    policy = tmp_path / "close.yaml"
+    policy.write_text(
+        'extends: ["builtin:default"]\nlimits: {bad_frames: close}\naudit: {sink: none}\n'
+    )
+    log = tmp_path / "server-saw.txt"
+    process = subprocess.Popen(
+        [
+            ELICITGUARD,
+            "proxy",
+            "stdio",
+            "--policy",
+            str(policy),
+            "--",
+            PY,
+            RAW_SERVER,
+            "echo",
+            str(log),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        send(process, INIT)
+        assert receive(process)["id"] == 0
+        send(process, b"\x00garbage")
+        assert process.wait(20) == 0  # the server saw its stdin close and exited
+        assert read_line(process.stdout, 5) == b""
+    finally:
+        stop(process)
+    assert b"garbage" not in log.read_bytes()

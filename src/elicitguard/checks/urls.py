@@ -640,6 +640,21 @@ def find_urls_in_text(text: str) -> list[str]:
     ``tel:``-style URLs, and bare domains (``evil-login.com/reset``) whose top-level domain
     is real and not a common file extension. E-mail addresses are not reported.
     """
+    # Every pattern needs a ``:`` (schemes) or a ``.`` (``www.``, bare domains): most form
+    # titles and messages have neither, and skip three regex scans (issue 9, hot path).
+    if ":" not in text and "." not in text:
+        return []
+    if len(text) <= 256:  # servers repeat their texts: titles, messages, descriptions
+        return list(_cached_urls(text))
+    return _find_urls(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_urls(text: str) -> tuple[str, ...]:
+    return tuple(_find_urls(text))
+
+
+def _find_urls(text: str) -> list[str]:
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
     for regex in (_SCHEME_URL_RE, _BARE_SCHEME_RE):

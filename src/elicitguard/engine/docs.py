@@ -131,23 +131,51 @@ def render_rule_page(rule: LoadedRule) -> str:
     return "\n".join(parts)
 
 
+#: Families in index order (the rule file's folder), with the heading and what they cover.
+FAMILIES: dict[str, tuple[str, str]] = {
+    "conformance": ("Protocol conformance (EG1xx)", "Elicitation as each protocol era defines it."),
+    "form": ("Form mode (EG2xx)", "What a form may ask for, and what answers may carry."),
+    "url": ("URL mode (EG3xx)", "Where a URL-mode elicitation may send the user."),
+    "domain": ("Domains and look-alikes (EG4xx)", "Hosts a user could mistake for another."),
+    "identity": ("Identity and requestState (EG5xx)", "Who is asked, and state bound to them."),
+    "token": ("Tokens and egress (EG6xx)", "Credentials that must not travel."),
+    "engine": ("Engine (EG9xx)", "What the engine itself reports."),
+}
+
+
+def _family(rule: LoadedRule) -> str:
+    return rule.path.parent.name
+
+
 def render_index(rules: list[LoadedRule]) -> str:
-    """The index page of every rule."""
+    """The index page of every rule, grouped by family (the rule file's folder)."""
     lines = [
         "# Rules",
         "",
         "Generated from the rule files by `elicitguard rules docs`; do not edit by hand.",
         "",
-        "| Code | Name | Severity | Default action | Summary |",
-        "| --- | --- | --- | --- | --- |",
     ]
-    for rule in sorted(rules, key=lambda r: r.spec.code):
-        spec = rule.spec
-        lines.append(
-            f"| [{spec.code}]({spec.code}.md) | {spec.name} | {spec.severity.value} | "
-            f"{spec.action} | {spec.summary} |"
-        )
-    return "\n".join(lines) + "\n"
+    families = sorted(
+        {_family(r) for r in rules},
+        key=lambda f: (list(FAMILIES).index(f) if f in FAMILIES else len(FAMILIES), f),
+    )
+    for family in families:
+        title, about = FAMILIES.get(family, (family, ""))
+        lines += [f"## {title}", ""]
+        if about:
+            lines += [about, ""]
+        lines += [
+            "| Code | Name | Severity | Default action | Summary |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for rule in sorted((r for r in rules if _family(r) == family), key=lambda r: r.spec.code):
+            spec = rule.spec
+            lines.append(
+                f"| [{spec.code}]({spec.code}.md) | {spec.name} | {spec.severity.value} | "
+                f"{spec.action} | {spec.summary} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
 
 
 def write_docs(rules: list[LoadedRule], folder: Path, *, check: bool = False) -> list[Path]:

@@ -62,7 +62,13 @@ def yaml_text(path: Path) -> str:
 
 def load_yaml(text: str, *, file: str) -> tuple[Any, LineMap]:
     """Parse one YAML document; return the value and a map from key paths to lines."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:
+        # Raised while reading, before any node: a control character (found by fuzzing).
+        line = text.count("\n", 0, exc.position) + 1
+        msg = f"YAML cannot contain the control character U+{exc.character:04X}; remove it"
+        raise PackLoadError(msg, file=file, line=line) from None
     try:
         try:
             node = loader.get_single_node()

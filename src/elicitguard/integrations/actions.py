@@ -204,7 +204,7 @@ class _Scope:
 
     pointer: str
     item: Item
-    kind: str  # "request_entry" | "error_entry" | "answer" | "response_entry"
+    kind: str  # "request_entry" | "error_entry" | "answer" | "whole"
     key: str | None = None
     actions: list[Finding] = field(default_factory=list)
 
@@ -242,6 +242,8 @@ class _Actor:
                 whole = finding.action
         if whole is Action.BLOCK:
             return self._block_whole()
+        if not loose and not any(s.actions for s in scopes) and not _retry_owes(items):
+            return Forward(self.decision)  # nothing to change: no copy, no re-serialisation
         document = copy.deepcopy(self.message)
         try:
             changed = bool(loose) and self._redact_whole(document, items, loose)
@@ -406,6 +408,13 @@ class _BlockWhole(Exception):
 
 
 _REDACTABLE = frozenset({ItemKind.ELICIT_RESULT, ItemKind.FORM_REQUEST})
+
+
+def _retry_owes(items: list[Item]) -> bool:
+    """True for a retry of a round the guard removed entries from (declines to add)."""
+    return any(
+        i.kind is ItemKind.RETRY and getattr(i.facts.get("chain"), "removed", None) for i in items
+    )
 
 
 def _is_answer(decision: Decision) -> bool:

@@ -377,6 +377,23 @@ def _field_texts(
             yield found_pointer, text, f"an option label of field {label}"
 
 
+def _could_link(value: Any) -> bool:
+    """False when no string anywhere in ``value`` has a ``:`` or ``.``: no URL can be there.
+
+    A sound prefilter for :func:`_field_texts` (every pattern of ``find_urls_in_text`` needs
+    one of the two); it spares building pointers and labels for ordinary fields (issue 9).
+    """
+    if isinstance(value, str):
+        return ":" in value or "." in value
+    if isinstance(value, (int, float, bool)) or value is None:
+        return False
+    if isinstance(value, (dict, Mapping)):  # dict first: the ABC check is slow
+        return any(_could_link(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_could_link(v) for v in value)
+    return False
+
+
 def _form_texts(item: Item) -> Iterator[tuple[str, str, str]]:
     """Every text a client shows for a request: (pointer, text, where in words)."""
     data = item.data
@@ -397,7 +414,7 @@ def _form_texts(item: Item) -> Iterator[tuple[str, str, str]]:
     properties = schema.get("properties")
     if isinstance(properties, Mapping):
         for name, prop in properties.items():
-            if isinstance(prop, Mapping):
+            if isinstance(prop, Mapping) and _could_link(prop):
                 pointer = f"{base}/properties/{escape_pointer(str(name))}"
                 yield from _field_texts(str(name), prop, pointer)
 

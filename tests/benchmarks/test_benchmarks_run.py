@@ -1,0 +1,51 @@
+"""The benchmark scripts run end to end on tiny sizes, so they cannot rot.
+
+Never a timing assertion: the numbers of a tiny run mean nothing; what is checked is that
+every benchmark still builds its workload, runs, prints a verdict for each target and writes
+its JSON. The slow parts (HTTP through the SDK server, the mcp-firewall peer) are skipped
+by the tiny mode or left to the real run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_tiny_run_prints_verdicts_and_writes_json(tmp_path: Path) -> None:
+    """Core, lint and stdio-proxy benchmarks run on tiny sizes and report PASS/MISS rows."""
+    out = tmp_path / "bench.json"
+    env = {**os.environ, "ELICITGUARD_BENCH_TINY": "1", "ELICITGUARD_BENCH_NO_HTTP": "1"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--only",
+            "core,bench_lint,bench_proxy_sdk",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    names = {row["name"] for row in rows}
+    assert "fast path: ordinary traffic" in names
+    assert "evaluate: retry (whole exchange)" in names
+    assert "lint: peak RSS large/small" in names
+    assert "stdio proxy: tools/call median" in names
+    assert all(row["verdict"] in ("PASS", "MISS", "-") for row in rows)
+    # A skipped target counts as MISS, never as a silent gap.
+    peer = next(row for row in rows if row["name"] == "stdio: elicitguard vs mcp-firewall")
+    assert peer["verdict"] == "MISS"
+    assert "targets:" in done.stdout
