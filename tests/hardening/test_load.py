@@ -67,7 +67,7 @@ def _stdio_client(policy: Path, count: int, rss: list[tuple[int, int]], failures
         }
         process.stdin.write(json.dumps(init).encode() + b"\n")
         process.stdin.flush()
-        read_line(process.stdout, 60)
+        read_line(process.stdout, 300)  # 64 interpreters starting at once on 2 cores
         results: list[int] = []
         elicitations = 0
         for ident in range(count):
