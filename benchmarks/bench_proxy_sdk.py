@@ -13,8 +13,8 @@ absolute microseconds and in proxy CPU time per request) is what users pay. Comp
   through ``elicitguard proxy http``, with 1 and 32 concurrent clients (requests per second).
   Target: >= 85 % of direct requests per second at 32 clients.
 
-Sizes: 10,000 stdio requests per subject (``--quick``: 1,500); HTTP 2,000 per round at 32
-clients and 250 at one (quick: 400 and 50), three interleaved rounds.
+Sizes: 10,000 stdio requests per subject (``--quick``: 1,500); HTTP 1,024 per round at 32
+clients and 128 at one (quick: 320 and 40), three interleaved rounds.
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ async def _http_load(url: str, clients: int, total: int) -> tuple[float, list[fl
 
 
 def http_results(quick: bool) -> list[Result]:
-    total = 64 if _tiny() else (400 if quick else 2_000)
+    total = 64 if _tiny() else (320 if quick else 1_024)
     upstream = _spawn([*SERVER, "http"])
     assert upstream.stdout is not None
     port = int(upstream.stdout.readline().decode().split()[1])

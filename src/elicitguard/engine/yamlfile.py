@@ -81,6 +81,10 @@ def load_yaml(text: str, *, file: str) -> tuple[Any, LineMap]:
             raise PackLoadError(f"YAML syntax error: {problem}", file=file, line=line) from None
         except yaml.YAMLError as exc:
             raise PackLoadError(f"YAML error: {exc}", file=file) from None
+        except RecursionError:
+            # PyYAML's composer recurses per level (found by the hostile-configuration tests).
+            msg = "YAML is nested too deeply; policies and rules need only a few levels"
+            raise PackLoadError(msg, file=file) from None
         if node is None:
             return None, {}
         lines: LineMap = {}
