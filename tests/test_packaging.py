@@ -146,6 +146,7 @@ def test_sdist_contents(sdist: Path) -> None:
         "fuzz",
         "README.md",
         "CHANGELOG.md",
+        "SECURITY.md",
         "LICENSE",
         "pyproject.toml",
         "PKG-INFO",

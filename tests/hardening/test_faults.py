@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -62,8 +61,17 @@ def _cleanup() -> Iterator[None]:
 def spawn(tmp_path: Path, *server: str, timeout: float = 0.5) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
         [
-            ELICITGUARD, "proxy", "stdio", "--policy", str(policy(tmp_path)),
-            "--shutdown-timeout", str(timeout), "--", PY, SERVER, *server,
+            ELICITGUARD,
+            "proxy",
+            "stdio",
+            "--policy",
+            str(policy(tmp_path)),
+            "--shutdown-timeout",
+            str(timeout),
+            "--",
+            PY,
+            SERVER,
+            *server,
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -102,7 +110,9 @@ def descendants(pid: int) -> list[psutil.Process]:
         return []
 
 
-def assert_clean_exit(process: subprocess.Popen[bytes], kids: list[psutil.Process], within: float) -> int:
+def assert_clean_exit(
+    process: subprocess.Popen[bytes], kids: list[psutil.Process], within: float
+) -> int:
     status = process.wait(within)
     for kid in kids:
         assert not psutil.pid_exists(kid.pid) or kid.status() != psutil.STATUS_ZOMBIE
@@ -152,7 +162,8 @@ def test_a_100_mb_line_is_dropped_and_the_answer_still_arrives(tmp_path: Path) -
     line = read_line(process.stdout, 120)
     assert len(line) < 1 << 20
     message = json.loads(line)
-    assert message["id"] == 7 and message["result"] == {"echo": 7}
+    assert message["id"] == 7
+    assert message["result"] == {"echo": 7}
     assert psutil.Process(process.pid).memory_info().rss < 400 << 20
     assert process.stdin is not None
     process.stdin.close()

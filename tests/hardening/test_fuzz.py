@@ -49,14 +49,16 @@ def test_target_runs_clean(target: str, tmp_path: Path) -> None:
     log = result.stderr.decode(errors="replace")
     assert result.returncode == 0, log[-3000:]
     done = re.findall(r"Done (\d+) runs", log)
-    assert done and int(done[-1]) >= RUNS
+    assert done
+    assert int(done[-1]) >= RUNS
 
 
 def _target(name: str) -> ModuleType:
     sys.path.insert(0, str(FUZZ))
     try:
         spec = importlib.util.spec_from_file_location(f"fuzz_{name}", FUZZ / f"fuzz_{name}.py")
-        assert spec is not None and spec.loader is not None
+        assert spec is not None
+        assert spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module
@@ -64,9 +66,7 @@ def _target(name: str) -> ModuleType:
         sys.path.remove(str(FUZZ))
 
 
-@pytest.mark.parametrize(
-    "case", sorted(REGRESSIONS.iterdir()), ids=lambda p: p.name
-)
+@pytest.mark.parametrize("case", sorted(REGRESSIONS.iterdir()), ids=lambda p: p.name)
 def test_fuzz_finding_stays_fixed(case: Path) -> None:
     """Each input that once crashed a target now passes through it cleanly."""
     require_module("atheris")

@@ -26,7 +26,7 @@ from elicitguard.engine.models import MatchExpr
 from elicitguard.errors import RuleSpecError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import bench_adversarial  # noqa: E402
+import bench_adversarial
 
 #: Python ``re`` patterns RE2 cannot express, reviewed for linear behaviour where they are used.
 REVIEWED_NON_RE2 = frozenset(

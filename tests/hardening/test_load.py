@@ -16,12 +16,11 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
 from tests.integration_support import require_module
-from tests.integrations.support import ELICITGUARD, read_line, stop
+from tests.integrations.support import ELICITGUARD, read_line
 
 HERE = Path(__file__).parent
 SERVER = str(HERE / "fault_server.py")
@@ -43,17 +42,32 @@ def _policy(tmp_path: Path) -> Path:
 
 def _request(ident: int, elicit: bool) -> bytes:
     params = {"name": "t", "arguments": {"n": ident}, "elicit": elicit}
-    return json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}).encode()
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}
+    ).encode()
 
 
-def _stdio_client(policy: Path, count: int, rss: list[tuple[int, int]], failures: list[str]) -> None:
+def _stdio_client(
+    policy: Path, count: int, rss: list[tuple[int, int]], failures: list[str]
+) -> None:
     process = subprocess.Popen(
-        [ELICITGUARD, "proxy", "stdio", "--policy", str(policy), "--", sys.executable, SERVER, "echo"],
+        [
+            ELICITGUARD,
+            "proxy",
+            "stdio",
+            "--policy",
+            str(policy),
+            "--",
+            sys.executable,
+            SERVER,
+            "echo",
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
-    assert process.stdin is not None and process.stdout is not None
+    assert process.stdin is not None
+    assert process.stdout is not None
     try:
         init = {
             "jsonrpc": "2.0",
@@ -86,9 +100,10 @@ def _stdio_client(policy: Path, count: int, rss: list[tuple[int, int]], failures
                     process.stdin.write(json.dumps(answer).encode() + b"\n")
                     process.stdin.flush()
                     continue
-                expected = json.dumps(
-                    {"jsonrpc": "2.0", "id": ident, "result": {"echo": ident}}
-                ).encode() + b"\n"
+                expected = (
+                    json.dumps({"jsonrpc": "2.0", "id": ident, "result": {"echo": ident}}).encode()
+                    + b"\n"
+                )
                 if line != expected:
                     failures.append(f"bytes differ for {ident}")
                 results.append(message["id"])
@@ -99,7 +114,7 @@ def _stdio_client(policy: Path, count: int, rss: list[tuple[int, int]], failures
             failures.append("results lost or out of order")
         if elicitations != len(range(0, count, 10)):
             failures.append(f"{elicitations} elicitations arrived")
-    except Exception as exc:  # noqa: BLE001 - reported by the test thread
+    except Exception as exc:
         failures.append(repr(exc))
     finally:
         process.stdin.close()
@@ -136,9 +151,8 @@ def test_http_proxy_under_load(tmp_path: Path) -> None:
     """64 concurrent HTTP clients: every request answered once, bodies identical, RSS flat."""
     require_module("httpx")
     import httpx
-
-    from tests.integrations.test_http_proxy import scripted
     from tests.integrations.support import http_proxy
+    from tests.integrations.test_http_proxy import scripted
 
     policy = _policy(tmp_path)
     with scripted() as base, http_proxy(base + "/mcp", policy=policy) as url:
@@ -161,9 +175,16 @@ def test_http_proxy_under_load(tmp_path: Path) -> None:
                     )
                     if response.status_code != 200:
                         failures.append(f"{ident}: {response.status_code}")
-                    elif method == "echo" and json.loads(response.content)["result"]["body"] != body.decode():
+                    elif (
+                        method == "echo"
+                        and json.loads(response.content)["result"]["body"] != body.decode()
+                    ):
                         failures.append(f"{ident}: body changed")
-                    elif method == "sse" and f'"id": {ident}' not in response.text and f'"id":{ident}' not in response.text:
+                    elif (
+                        method == "sse"
+                        and f'"id": {ident}' not in response.text
+                        and f'"id":{ident}' not in response.text
+                    ):
                         failures.append(f"{ident}: no result in stream")
                     if worker == 0 and n in (count // 4, count - 1):
                         rss.append(psutil.Process(proxy_pid).memory_info().rss)
@@ -175,9 +196,10 @@ def test_http_proxy_under_load(tmp_path: Path) -> None:
             return failures
 
         started = time.monotonic()
-        failures = asyncio.run(asyncio.wait_for(run(), 600))
+        failures = asyncio.run(asyncio.wait_for(run(), max(600, MESSAGES * 0.06)))
         assert not failures, failures[:5]
-        assert len(rss) == 2 and rss[1] - rss[0] < RSS_SLACK
+        assert len(rss) == 2
+        assert rss[1] - rss[0] < RSS_SLACK
         print(f"http: {MESSAGES} requests in {time.monotonic() - started:.1f}s")
 
 

@@ -34,26 +34,50 @@ def test_planted_values_reach_no_log_recording_or_error(tmp_path: Path) -> None:
     )
     process = subprocess.Popen(
         [
-            ELICITGUARD, "proxy", "stdio", "--policy", str(policy), "--record", str(record),
-            "--", sys.executable, SERVER, "echo",
+            ELICITGUARD,
+            "proxy",
+            "stdio",
+            "--policy",
+            str(policy),
+            "--record",
+            str(record),
+            "--",
+            sys.executable,
+            SERVER,
+            "echo",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert process.stdin is not None and process.stdout is not None
+    assert process.stdin is not None
+    assert process.stdout is not None
     init = {
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
-                   "clientInfo": {"name": "leaks", "version": "1"}},
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "leaks", "version": "1"},
+        },
     }
     lines = [json.dumps(init).encode()]
     for n, secret in enumerate(PLANTED, start=1):
-        call = {"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                "params": {"name": "t", "arguments": {"password": secret, "note": secret},
-                           "elicit": True}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": n,
+            "method": "tools/call",
+            "params": {
+                "name": "t",
+                "arguments": {"password": secret, "note": secret},
+                "elicit": True,
+            },
+        }
         lines.append(json.dumps(call).encode())
-    lines.append(b'{"jsonrpc":"2.0","id":99,"method":"x","params":"' + PLANTED[0].encode())  # broken
+    lines.append(
+        b'{"jsonrpc":"2.0","id":99,"method":"x","params":"' + PLANTED[0].encode()
+    )  # broken
     for line in lines:
         process.stdin.write(line + b"\n")
     process.stdin.flush()
@@ -62,8 +86,11 @@ def test_planted_values_reach_no_log_recording_or_error(tmp_path: Path) -> None:
         while True:
             message = json.loads(read_line(process.stdout, 60))
             if message.get("method") == "elicitation/create":
-                answer = {"jsonrpc": "2.0", "id": message["id"],
-                          "result": {"action": "accept", "content": {"name": secret}}}
+                answer = {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "result": {"action": "accept", "content": {"name": secret}},
+                }
                 process.stdin.write(json.dumps(answer).encode() + b"\n")
                 process.stdin.flush()
                 continue

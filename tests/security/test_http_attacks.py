@@ -50,11 +50,6 @@ def audited(audit: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 finding: the HTTP proxy forwards a body with duplicate keys unchanged and "
-    "unaudited (the upstream's parser may pick another `method` than the guard judged)",
-)
 def test_duplicate_json_keys_are_refused_and_audited(guarded: tuple[str, Path]) -> None:
     """Two ``method`` keys: one parser would see ``echo``, another ``tools/call``."""
     url, audit = guarded
@@ -76,16 +71,15 @@ def test_oversized_body_is_refused_without_reaching_the_upstream(guarded: tuple[
 def test_deeply_nested_body_is_refused(guarded: tuple[str, Path]) -> None:
     """Nesting past the depth limit is refused (no recursion blow-up in any parser)."""
     url, _ = guarded
-    body = b'{"jsonrpc":"2.0","id":43,"method":"echo","params":{"x":' + b"[" * 5000 + b"]" * 5000 + b"}}"
+    body = (
+        b'{"jsonrpc":"2.0","id":43,"method":"echo","params":{"x":'
+        + b"[" * 5000
+        + b"]" * 5000
+        + b"}}"
+    )
     assert post(url, body).status_code == 400
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 finding: the HTTP proxy forwards an Mcp-Name header that disagrees with "
-    "the body's params.name unchanged; a 2026-07-28 server refuses it (-32020) but a guard "
-    "or gateway routing on the header judges another tool than the server runs",
-)
 def test_mcp_name_header_disagreeing_with_the_body_is_refused(guarded: tuple[str, Path]) -> None:
     """Header smuggling: ``Mcp-Name: safe`` on a body calling ``dangerous``."""
     url, _ = guarded
@@ -99,3 +93,5 @@ def test_mcp_name_header_disagreeing_with_the_body_is_refused(guarded: tuple[str
     ).encode()
     response = post(url, body, **{"Mcp-Method": "tools/call", "Mcp-Name": "safe"})
     assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32020
+    assert "safe" not in response.text  # header values are never echoed

@@ -53,6 +53,7 @@ FRAME_ERROR_CODES = {
     "batch": "EG904",
     "bad_envelope": "EG904",
     "duplicate_keys": "EG904",
+    "header_mismatch": "EG904",
     "too_deep": "EG905",
 }
 

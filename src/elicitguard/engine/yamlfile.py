@@ -66,9 +66,9 @@ def load_yaml(text: str, *, file: str) -> tuple[Any, LineMap]:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:
         # Raised while reading, before any node: a control character (found by fuzzing).
-        line = text.count("\n", 0, exc.position) + 1
+        at = text.count("\n", 0, exc.position) + 1
         msg = f"YAML cannot contain the control character U+{exc.character:04X}; remove it"
-        raise PackLoadError(msg, file=file, line=line) from None
+        raise PackLoadError(msg, file=file, line=at) from None
     try:
         try:
             node = loader.get_single_node()

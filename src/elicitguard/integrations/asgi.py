@@ -34,7 +34,7 @@ import base64
 import dataclasses
 import hashlib
 import os
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,7 @@ from elicitguard.integrations.actions import (
 from elicitguard.integrations.recorder import Recorder
 from elicitguard.integrations.sse import SseEvent, SseParser, format_event
 from elicitguard.protocol.envelope import Direction
+from elicitguard.protocol.parsing import has_duplicate_keys
 from elicitguard.protocol.session import BoundedMap, ChainState, SessionState
 from elicitguard.protocol.versions import META_PROTOCOL_VERSION
 
@@ -107,6 +108,46 @@ def consistent_headers(
             value = _header_value(version)
         out.append((key, value))
     return out
+
+
+HEADER_MISMATCH = -32020
+
+
+def header_mismatch(headers: Mapping[str, str], message: dict[str, Any]) -> str | None:
+    """Why the request's ``Mcp-Method``, ``Mcp-Name`` or ``MCP-Protocol-Version`` header
+    disagrees with its body, or ``None`` when they agree (or the header is absent).
+
+    A guard judges the body; a gateway or server may route on the headers. When the two
+    disagree, refusing is the only safe reading (TR-01 asks servers for -32020 too).
+    Only header names appear in the reason, never their values.
+    """
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
+    method = message.get("method")
+    checks: list[tuple[str, Any]] = [("mcp-method", method)]
+    if method in _NAMED_METHODS:
+        checks.append(("mcp-name", params.get("name", params.get("uri"))))
+    meta = params.get("_meta")
+    if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:
+        checks.append(("mcp-protocol-version", meta.get(META_PROTOCOL_VERSION)))
+    for header, body_value in checks:
+        sent = headers.get(header)
+        if sent is None or not isinstance(body_value, str):
+            continue
+        if _decode_header_value(sent) != body_value:
+            return f"the {header} header disagrees with the body"
+    return None
+
+
+def _decode_header_value(value: str) -> str:
+    """Undo the transport's ``=?base64?...?=`` form for non-ASCII header values."""
+    text = value.strip()
+    if text.startswith("=?base64?") and text.endswith("?="):
+        try:
+            return base64.b64decode(text[9:-2], validate=True).decode("utf-8", "surrogatepass")
+        except (ValueError, UnicodeDecodeError):
+            return text
+    return text
 
 
 def _header_value(text: str) -> bytes:
@@ -268,6 +309,18 @@ class ElicitGuardMiddleware:
             if not isinstance(parsed, dict):
                 await self._answer_bad(parsed, send)
                 return
+            if has_duplicate_keys(data):
+                # Two readings of one body: the upstream's parser may keep another copy.
+                error = FrameError("duplicate_keys", "an object in the body repeats a key")
+                outcome = self.relay.bad_frame(data, error, C2S, session=exchange.session)
+                await self._answer_bad(outcome, send)
+                return
+            mismatch = header_mismatch(exchange.judged_headers, parsed)
+            if mismatch is not None:
+                error = FrameError("header_mismatch", mismatch)
+                outcome = self.relay.bad_frame(data, error, C2S, session=exchange.session)
+                await self._answer_mismatch(outcome, parsed.get("id"), mismatch, send)
+                return
             self._record(parsed, C2S, exchange)
             outcome = self.relay.inspect(
                 parsed,
@@ -317,6 +370,21 @@ class ElicitGuardMiddleware:
                 break
         data = b"".join(chunks)
         return (data if size <= self.max_bytes else data[:8192]), size
+
+    async def _answer_mismatch(
+        self, outcome: Outcome, jsonrpc_id: Any, reason: str, send: Send
+    ) -> None:
+        """A header that disagrees with its body: -32020 HeaderMismatch, HTTP 400 (TR-01)."""
+        decision = outcome.decision
+        data = {
+            "elicitguard": {
+                "codes": list(decision.codes) if decision is not None else [],
+                "decision_id": decision.decision_id if decision is not None else "",
+            }
+        }
+        safe_id = jsonrpc_id if isinstance(jsonrpc_id, (str, int)) else None
+        body = dumps(error_response(safe_id, HEADER_MISMATCH, reason, data))
+        await _respond(send, 400, body)
 
     async def _answer_bad(self, outcome: Outcome, send: Send) -> None:
         """A client frame that could not be parsed: a JSON-RPC error, HTTP 400."""
