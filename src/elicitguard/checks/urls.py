@@ -47,6 +47,8 @@ __all__ = [
 ]
 
 _MAX_CACHED_URL: Final = 8192
+#: Past this many characters only the head of a URL is parsed (time stays bounded).
+_MAX_PARSED_URL: Final = 65536
 _MAX_COMPONENTS: Final = 512
 _NESTED_JSON_DEPTH: Final = 3
 _COMMON_SCHEMES: Final = frozenset({"https", "http"})
@@ -487,6 +489,11 @@ def parse_url(url: str) -> ParsedUrl:
 
     Results for URLs up to 8 KiB are cached (URL analysis is on the hot path).
     """
+    if len(url) > _MAX_PARSED_URL:
+        # Bounded work for hostile input: parse the first part only and say so. Such a URL
+        # is far over EG302's length limit, which blocks it by default.
+        head = _parse(url[:_MAX_PARSED_URL])
+        return head._replace(raw=url, problems=(*head.problems, "too-long-to-parse"))
     if len(url) > _MAX_CACHED_URL:
         return _parse(url)
     return _parse_cached(url)
