@@ -58,7 +58,10 @@ def _cleanup() -> Iterator[None]:
                     stream.close()
 
 
-def spawn(tmp_path: Path, *server: str, timeout: float = 0.5) -> subprocess.Popen[bytes]:
+def spawn(
+    tmp_path: Path, *server: str, timeout: float = 0.5, request_timeout: float | None = None
+) -> subprocess.Popen[bytes]:
+    extra = ["--request-timeout", str(request_timeout)] if request_timeout is not None else []
     process = subprocess.Popen(
         [
             ELICITGUARD,
@@ -68,6 +71,7 @@ def spawn(tmp_path: Path, *server: str, timeout: float = 0.5) -> subprocess.Pope
             str(policy(tmp_path)),
             "--shutdown-timeout",
             str(timeout),
+            *extra,
             "--",
             PY,
             SERVER,
@@ -151,6 +155,26 @@ def test_hanging_server_is_bounded_by_the_shutdown_timeout(tmp_path: Path) -> No
     assert time.monotonic() - started < 5  # 2 x 0.5 s timeout plus process start-up slack
     assert all("error" in m for m in got)  # nothing but error answers, if any
     audit_records(tmp_path)  # parseable
+
+
+@pytest.mark.integration
+def test_hanging_server_requests_are_answered_after_the_request_timeout(tmp_path: Path) -> None:
+    """With --request-timeout, every request a hanging server never answers gets an error
+    within the configured time, while the client stays connected; the log records it."""
+    process = spawn(tmp_path, "hang", timeout=0.5, request_timeout=1.0)
+    kids = wait_child(process)
+    started = time.monotonic()
+    for ident in range(1, 4):
+        send(process, request(ident))
+    got = [json.loads(read_line(process.stdout, 10)) for _ in range(3)]
+    assert time.monotonic() - started < 6
+    assert [1, 2, 3] == sorted(m["id"] for m in got)
+    assert all(m["error"]["data"]["elicitguard"]["reason"] == "upstream_timeout" for m in got)
+    assert process.stdin is not None
+    process.stdin.close()
+    assert_clean_exit(process, kids, within=10)
+    events = [r.get("event") for r in audit_records(tmp_path)]
+    assert events.count("elicitguard.upstream_timeout") == 3
 
 
 @pytest.mark.integration

@@ -39,6 +39,14 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="after the client leaves: wait this long before SIGTERM, and again before SIGKILL",
     )
+    stdio.add_argument(
+        "--request-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="answer a client request with an error when the server leaves it this long "
+        "(default: wait as long as the server takes)",
+    )
     stdio.add_argument("command", nargs=argparse.REMAINDER, help="the server's command line")
     stdio.set_defaults(handler=_run_stdio)
 
@@ -148,7 +156,13 @@ def _run_stdio(args: argparse.Namespace) -> int:
     relay = Relay(
         engine, side=Side.PROXY, transport=Transport.STDIO, server=server, sealing=sealing
     )
-    proxy = StdioProxy(relay, command, recorder=recorder, shutdown_timeout=args.shutdown_timeout)
+    proxy = StdioProxy(
+        relay,
+        command,
+        recorder=recorder,
+        shutdown_timeout=args.shutdown_timeout,
+        request_timeout=args.request_timeout,
+    )
     try:
         return asyncio.run(serve_stdio(proxy))
     except FileNotFoundError:

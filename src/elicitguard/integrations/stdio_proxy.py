@@ -27,6 +27,7 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -158,6 +159,7 @@ class StdioProxy:
         *,
         recorder: Recorder | None = None,
         shutdown_timeout: float = 5.0,
+        request_timeout: float | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
         if not command:
@@ -167,6 +169,10 @@ class StdioProxy:
         self.command = list(command)
         self.recorder = recorder
         self.shutdown_timeout = shutdown_timeout
+        #: A client request the server leaves unanswered this long gets an error instead.
+        self.request_timeout = request_timeout
+        #: Ids answered by a timeout: the server's late answer is dropped, never sent twice.
+        self.timed_out: OrderedDict[Any, None] = OrderedDict()
         self.env = env
         self.max_bytes = relay.policy.limits.max_message_bytes
         #: Requests the client sent that the server has not answered (ids in the client's space).
@@ -197,6 +203,7 @@ class StdioProxy:
         upstream = asyncio.create_task(self._pump_server(process.stdout))
         downstream = asyncio.create_task(self._pump_client(client_in))
         exited = asyncio.create_task(process.wait())
+        watchdog = asyncio.create_task(self._watch_timeouts()) if self.request_timeout else None
         try:
             await asyncio.wait({upstream, exited}, return_when=asyncio.FIRST_COMPLETED)
             if not upstream.done():
@@ -206,7 +213,7 @@ class StdioProxy:
                     upstream.cancel()
                     await self._fail_in_flight()
         finally:
-            for task in (upstream, downstream, exited, self._shutdown):
+            for task in (upstream, downstream, exited, self._shutdown, watchdog):
                 if task is not None and not task.done():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -215,6 +222,39 @@ class StdioProxy:
             if self.recorder is not None:
                 self.recorder.close()
         return exit_status(process.returncode)
+
+    async def _watch_timeouts(self) -> None:
+        """Answer client requests the server has left waiting past ``request_timeout``."""
+        assert self.request_timeout is not None  # only started with a timeout
+        tick = min(1.0, self.request_timeout / 4)
+        while True:
+            await asyncio.sleep(tick)
+            now = time.monotonic()
+            expired = [
+                key
+                for key, since in self.client_pending.items()
+                if since is not None and now - since > self.request_timeout
+            ]
+            for key in expired:
+                self.client_pending.pop(key, None)
+                self.timed_out[key] = None
+                while len(self.timed_out) > _MAX_PENDING:
+                    self.timed_out.popitem(last=False)
+                reply = error_response(
+                    key[1],
+                    INTERNAL_ERROR,
+                    "elicitguard: the MCP server did not answer in time",
+                    {
+                        "elicitguard": {
+                            "reason": "upstream_timeout",
+                            "timeout_s": self.request_timeout,
+                        }
+                    },
+                )
+                self.relay.engine.audit.event(
+                    "elicitguard.upstream_timeout", timeout_s=self.request_timeout
+                )
+                await self._to_client(dumps(reply))
 
     def forward_signal(self, signum: int) -> None:
         """Pass a signal the proxy received on to the server."""
@@ -300,6 +340,8 @@ class StdioProxy:
         message, outcome = self._evaluate(line, direction)
         if message is not None and self.recorder is not None:
             self.recorder.record(message, direction, session=SESSION)
+        if self._late_answer(message):
+            return outcome.close
         if isinstance(outcome, Forward):
             self._track(message, direction)
             await self._to_client(line.data)
@@ -311,6 +353,16 @@ class StdioProxy:
         elif isinstance(outcome, Drop):
             await self._fail_waiting(outcome, self.client_pending, self._to_client)
         return outcome.close
+
+    def _late_answer(self, message: dict[str, Any] | None) -> bool:
+        """True for the server's answer to a request a timeout already answered."""
+        if message is None or "method" in message or not self.timed_out:
+            return False
+        key = _id_key(message.get("id"))
+        if key is None or key not in self.timed_out:
+            return False
+        del self.timed_out[key]
+        return True
 
     async def _fail_in_flight(self) -> None:
         """The server is gone: answer every client request still waiting."""
@@ -352,7 +404,7 @@ class StdioProxy:
         to_server = direction is Direction.CLIENT_TO_SERVER
         if "method" in message:
             pending = self.client_pending if to_server else self.server_pending
-            pending[key] = None
+            pending[key] = time.monotonic()
             while len(pending) > _MAX_PENDING:
                 pending.popitem(last=False)
         else:
