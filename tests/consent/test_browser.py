@@ -74,11 +74,23 @@ def load(driver: Any, folder: Path, name: str, page: str) -> Any:
 
 
 def style(driver: Any, css: str, prop: str) -> str:
-    return str(driver.execute_script("return getComputedStyle(document.querySelector(arguments[0]))[arguments[1]];", css, prop))
+    return str(
+        driver.execute_script(
+            "return getComputedStyle(document.querySelector(arguments[0]))[arguments[1]];",
+            css,
+            prop,
+        )
+    )
 
 
 def texts(driver: Any, css: str) -> list[str]:
-    return [str(t) for t in driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), e => e.textContent.trim());", css)]
+    return [
+        str(t)
+        for t in driver.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0]), e => e.textContent.trim());",
+            css,
+        )
+    ]
 
 
 def links(driver: Any) -> list[dict[str, str]]:
@@ -110,12 +122,20 @@ def assert_emphasised(driver: Any) -> None:
 
 def test_url_view_in_chromium(driver: Any, pages: Path) -> None:
     """Server named, registrable domain emphasised, decline/cancel/retry present, no link."""
-    view = describe_url("https://login.accounts.example.co.uk/oauth?client_id=abc", server="crm-prod", message="Connect your account", key="eid:1")
+    view = describe_url(
+        "https://login.accounts.example.co.uk/oauth?client_id=abc",
+        server="crm-prod",
+        message="Connect your account",
+        key="eid:1",
+    )
     load(driver, pages, "url-ascii", render_html(view))
     assert texts(driver, "[data-eg=server]") == ["crm-prod"]
     assert texts(driver, "[data-eg=registrable]") == ["example.co.uk"]
     assert texts(driver, ".eg-registrable-in-url") == ["example.co.uk"]
-    assert texts(driver, "[data-eg=url]")[0] == "https://login.accounts.example.co.uk/oauth?client_id=abc"
+    assert (
+        texts(driver, "[data-eg=url]")[0]
+        == "https://login.accounts.example.co.uk/oauth?client_id=abc"
+    )
     assert_emphasised(driver)
     assert visible_buttons(driver) == ["open", "decline", "cancel", "retry", "cancel-request"]
     assert links(driver) == []
@@ -129,7 +149,10 @@ def test_url_view_with_open_link_in_chromium(driver: Any, pages: Path) -> None:
     assert len(found) == 1
     assert found[0]["cls"] == "eg-open"
     assert found[0]["href"] == "https://accounts.example.com/authorize?x=1"
-    assert driver.execute_script("return document.querySelector('a.eg-open').rel;") == "noopener noreferrer"
+    assert (
+        driver.execute_script("return document.querySelector('a.eg-open').rel;")
+        == "noopener noreferrer"
+    )
     assert {"decline", "cancel", "retry", "cancel-request"} <= set(visible_buttons(driver))
 
 
@@ -146,11 +169,15 @@ def test_idn_view_in_chromium(driver: Any, pages: Path) -> None:
 
 def test_spoofed_view_in_chromium(driver: Any, pages: Path) -> None:
     """A blocked look-alike: punycode emphasised, danger shown, no way to open it."""
-    view = describe_url("https://аррӏе.com/signin", server="mcp.acme.example", message="Confirm your Apple ID")
+    view = describe_url(
+        "https://аррӏе.com/signin", server="mcp.acme.example", message="Confirm your Apple ID"
+    )
     load(driver, pages, "url-spoof", render_html(view, open_link=True))
     assert texts(driver, "[data-eg=registrable]") == ["xn--80ak6aa92e.com"]
     assert_emphasised(driver)
-    assert driver.execute_script("return document.querySelector('[data-eg=blocked]').offsetParent !== null;")
+    assert driver.execute_script(
+        "return document.querySelector('[data-eg=blocked]').offsetParent !== null;"
+    )
     codes = texts(driver, ".eg-warning .eg-code")
     assert "EG404" in codes
     assert "EG403" in codes
@@ -161,7 +188,11 @@ def test_spoofed_view_in_chromium(driver: Any, pages: Path) -> None:
 
 def test_hostile_server_strings_stay_text_in_chromium(driver: Any, pages: Path) -> None:
     """Markup in the server name and message is text: no element, no script, no dialog."""
-    view = describe_url("https://auth.example.com/x", server='<img src=x onerror="document.title=1">', message="<script>document.title='pwned'</script>\u202e")
+    view = describe_url(
+        "https://auth.example.com/x",
+        server='<img src=x onerror="document.title=1">',
+        message="<script>document.title='pwned'</script>\u202e",
+    )
     load(driver, pages, "url-hostile", render_html(view))
     assert "pwned" not in driver.title
     assert driver.title != "1"
@@ -177,14 +208,24 @@ def test_form_view_in_chromium(driver: Any, pages: Path) -> None:
             "name": {"type": "string", "title": "Your name", "default": "Alice"},
             "guests": {"type": "integer", "minimum": 1, "maximum": 12, "default": 2},
             "veg": {"type": "boolean", "title": "Vegetarian", "default": True},
-            "seat": {"type": "string", "enum": ["in", "out"], "enumNames": ["Inside", "Outside"], "default": "out"},
+            "seat": {
+                "type": "string",
+                "enum": ["in", "out"],
+                "enumNames": ["Inside", "Outside"],
+                "default": "out",
+            },
         },
         "required": ["name"],
     }
-    view = describe_form({"message": "Book a table at https://bistro.example", "requestedSchema": schema}, server="bistro")
+    view = describe_form(
+        {"message": "Book a table at https://bistro.example", "requestedSchema": schema},
+        server="bistro",
+    )
     load(driver, pages, "form", render_html(view))
     assert texts(driver, "[data-eg=server]") == ["bistro"]
-    value = lambda name: driver.execute_script("return document.querySelector(`[name='${arguments[0]}']`).value;", name)  # noqa: E731
+    value = lambda name: driver.execute_script(
+        "return document.querySelector(`[name='${arguments[0]}']`).value;", name
+    )  # noqa: E731
     assert value("name") == "Alice"
     assert value("guests") == "2"
     assert value("seat") == "out"
@@ -194,4 +235,6 @@ def test_form_view_in_chromium(driver: Any, pages: Path) -> None:
     # Decline and cancel work even when a required field is empty (EL-04).
     driver.execute_script("document.querySelector(\"[name='name']\").value = '';")
     assert not driver.execute_script("return document.querySelector('form').checkValidity();")
-    assert driver.execute_script("return document.querySelector('button[value=decline]').formNoValidate && document.querySelector('button[value=cancel]').formNoValidate;")
+    assert driver.execute_script(
+        "return document.querySelector('button[value=decline]').formNoValidate && document.querySelector('button[value=cancel]').formNoValidate;"
+    )

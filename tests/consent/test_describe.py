@@ -10,14 +10,22 @@ from elicitguard.engine.policy import load_policy
 
 def test_ascii_url_view() -> None:
     """An ordinary https URL: the registrable domain is highlighted, nothing is wrong."""
-    view = describe_url("https://accounts.example.com/oauth/authorize?client_id=abc", server="crm", message="Connect your account")
+    view = describe_url(
+        "https://accounts.example.com/oauth/authorize?client_id=abc",
+        server="crm",
+        message="Connect your account",
+    )
     assert isinstance(view, UrlView)
     assert view.server == "crm"
     assert view.message == "Connect your account"
     assert view.scheme == "https"
     assert "accounts.example.com" == view.ascii_host == view.unicode_host
     assert "example.com" == view.registrable_domain == view.highlight
-    assert view.display_parts == ("https://accounts.", "example.com", "/oauth/authorize?client_id=abc")
+    assert view.display_parts == (
+        "https://accounts.",
+        "example.com",
+        "/oauth/authorize?client_id=abc",
+    )
     assert view.url == view.display_url
     assert view.warnings == ()
     assert view.can_open
@@ -73,7 +81,9 @@ def test_disguised_host_is_labelled() -> None:
 def test_server_domain_is_protected() -> None:
     """The asking server's own domain (from its name) is protected against look-alikes."""
     assert "EG404" in describe_url("https://acrne.example/", server="mcp.acme.example").codes
-    assert "EG404" not in describe_url("https://login.acme.example/", server="mcp.acme.example").codes
+    assert (
+        "EG404" not in describe_url("https://login.acme.example/", server="mcp.acme.example").codes
+    )
 
 
 def test_userinfo_password_is_masked_and_userinfo_host_warned() -> None:
@@ -166,9 +176,23 @@ SCHEMA = {
         "name": {"type": "string", "title": "Your name", "default": "Alice", "maxLength": 80},
         "guests": {"type": "integer", "minimum": 1, "maximum": 12, "default": 2},
         "veg": {"type": "boolean", "title": "Vegetarian", "default": True},
-        "seat": {"type": "string", "enum": ["in", "out"], "enumNames": ["Inside", "Outside"], "default": "out"},
-        "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]},
-        "extras": {"type": "array", "items": {"anyOf": [{"const": "bread", "title": "Bread"}, {"const": "wine", "title": "Wine"}]}, "default": ["wine"]},
+        "seat": {
+            "type": "string",
+            "enum": ["in", "out"],
+            "enumNames": ["Inside", "Outside"],
+            "default": "out",
+        },
+        "size": {
+            "type": "string",
+            "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}],
+        },
+        "extras": {
+            "type": "array",
+            "items": {
+                "anyOf": [{"const": "bread", "title": "Bread"}, {"const": "wine", "title": "Wine"}]
+            },
+            "default": ["wine"],
+        },
         "when": {"type": "string", "format": "date", "description": "Day of the visit"},
     },
     "required": ["name", "when"],
@@ -177,16 +201,31 @@ SCHEMA = {
 
 def test_form_view_fields_and_defaults() -> None:
     """Fields keep their order, titles, types, options and pre-filled defaults (EL-14)."""
-    view = describe_form({"message": "Book a table", "requestedSchema": SCHEMA}, server="restaurant")
+    view = describe_form(
+        {"message": "Book a table", "requestedSchema": SCHEMA}, server="restaurant"
+    )
     assert isinstance(view, FormView)
     assert view.server == "restaurant"
     assert view.message == "Book a table"
     fields = {f.name: f for f in view.fields}
-    assert [f.name for f in view.fields] == ["name", "guests", "veg", "seat", "size", "extras", "when"]
+    assert [f.name for f in view.fields] == [
+        "name",
+        "guests",
+        "veg",
+        "seat",
+        "size",
+        "extras",
+        "when",
+    ]
     assert fields["name"].default == "Alice"
     assert fields["name"].required
     assert fields["name"].max_length == 80
-    assert (fields["guests"].type, fields["guests"].minimum, fields["guests"].maximum, fields["guests"].default) == ("integer", 1.0, 12.0, 2)
+    assert (
+        fields["guests"].type,
+        fields["guests"].minimum,
+        fields["guests"].maximum,
+        fields["guests"].default,
+    ) == ("integer", 1.0, 12.0, 2)
     assert (fields["veg"].type, fields["veg"].default) == ("boolean", True)
     assert fields["seat"].options == (("in", "Inside"), ("out", "Outside"))
     assert fields["size"].options == (("s", "Small"), ("l", "Large"))
@@ -199,8 +238,12 @@ def test_form_view_fields_and_defaults() -> None:
 def test_form_view_accepts_message_shapes() -> None:
     """A JSON-RPC message, an inputRequests entry and bare params give the same fields."""
     params = {"message": "Hi", "requestedSchema": SCHEMA}
-    pushed = describe_form({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": params})
-    entry = describe_form({"method": "elicitation/create", "params": params}, protocol_version="2026-07-28")
+    pushed = describe_form(
+        {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": params}
+    )
+    entry = describe_form(
+        {"method": "elicitation/create", "params": params}, protocol_version="2026-07-28"
+    )
     bare = describe_form(params)
     assert pushed.fields == entry.fields == bare.fields
 

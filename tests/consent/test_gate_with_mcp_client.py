@@ -24,7 +24,10 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 from elicitguard.integrations.mcp_client import ClientGuard, GuardNotice, current_ticket  # noqa: E402
 
 
-@pytest.mark.parametrize(("era", "user_says"), [("2026-07-28", True), ("2026-07-28", False), ("legacy", True), ("legacy", False)])
+@pytest.mark.parametrize(
+    ("era", "user_says"),
+    [("2026-07-28", True), ("2026-07-28", False), ("legacy", True), ("legacy", False)],
+)
 def test_only_a_recorded_yes_lets_the_url_accept_through(era: str, user_says: bool) -> None:
     """The host's unconditional accept reaches the server only after the user said yes to
     the gate's view of that very URL; otherwise the server receives decline."""
@@ -36,7 +39,9 @@ def test_only_a_recorded_yes_lets_the_url_accept_through(era: str, user_says: bo
 
     gate = ConsentGate(presenter, policy=GUARD_POLICY)
     notices: list[GuardNotice] = []
-    guard = ClientGuard(policy=GUARD_POLICY, server="elicit-test", consent=gate, on_block=notices.append)
+    guard = ClientGuard(
+        policy=GUARD_POLICY, server="elicit-test", consent=gate, on_block=notices.append
+    )
     inner = Host()
 
     async def host(context: Any, params: Any) -> Any:

@@ -27,7 +27,14 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("network access attempted")
 
-    for name in ("socket", "create_connection", "getaddrinfo", "gethostbyname", "gethostbyname_ex", "socketpair"):
+    for name in (
+        "socket",
+        "create_connection",
+        "getaddrinfo",
+        "gethostbyname",
+        "gethostbyname_ex",
+        "socketpair",
+    ):
         monkeypatch.setattr(socket, name, refuse)
     analyze_host.cache_clear()
 
@@ -42,6 +49,16 @@ def test_describing_rendering_and_gating_open_no_socket(capsys: pytest.CaptureFi
         render_html(view, open_link=True)
         gate.show(gate.describe(url, key=url))
         assert main(["check-url", url, "--format", "json"]) in (0, 1)
-    form = describe_form({"message": "See https://evil.example/x", "requestedSchema": {"type": "object", "properties": {"site": {"type": "string", "format": "uri", "default": "https://аррӏе.com/"}}}})
+    form = describe_form(
+        {
+            "message": "See https://evil.example/x",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "site": {"type": "string", "format": "uri", "default": "https://аррӏе.com/"}
+                },
+            },
+        }
+    )
     render_html(form)
     capsys.readouterr()

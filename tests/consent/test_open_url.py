@@ -22,7 +22,9 @@ from elicitguard.consent import UnsafeUrlError, describe_url, open_url
 def recorder(tmp_path: Path) -> tuple[webbrowser.BaseBrowser, Path]:
     script = tmp_path / "browser.py"
     out = tmp_path / "argv.json"
-    script.write_text(f"import json, sys\nopen({str(out)!r}, 'w').write(json.dumps(sys.argv[1:]))\n")
+    script.write_text(
+        f"import json, sys\nopen({str(out)!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+    )
     return webbrowser.GenericBrowser([sys.executable, str(script), "%s"]), out
 
 
@@ -34,7 +36,9 @@ def _argv(out: Path) -> list[str]:
     raise AssertionError("the browser was not started")
 
 
-def test_https_url_is_passed_as_one_argument_without_a_shell(recorder: tuple[webbrowser.BaseBrowser, Path], tmp_path: Path) -> None:
+def test_https_url_is_passed_as_one_argument_without_a_shell(
+    recorder: tuple[webbrowser.BaseBrowser, Path], tmp_path: Path
+) -> None:
     """Shell metacharacters in the URL arrive verbatim as a single argument; nothing runs."""
     browser, out = recorder
     url = "https://auth.example.com/cb?q=$(touch%20pwned)&x=`id`;echo"
@@ -70,7 +74,9 @@ def test_dev_loopback_http_opens_only_in_dev(recorder: tuple[webbrowser.BaseBrow
         ("https://evil.example\\@paypal.com/", "prod"),
     ],
 )
-def test_everything_else_is_refused(url: str, env: str, recorder: tuple[webbrowser.BaseBrowser, Path]) -> None:
+def test_everything_else_is_refused(
+    url: str, env: str, recorder: tuple[webbrowser.BaseBrowser, Path]
+) -> None:
     """Other schemes, blocked spoofs, hidden characters and malformed URLs never open."""
     browser, out = recorder
     with pytest.raises(UnsafeUrlError):
@@ -79,7 +85,9 @@ def test_everything_else_is_refused(url: str, env: str, recorder: tuple[webbrows
     assert not out.exists()
 
 
-def test_monitor_mode_still_refuses_non_https(recorder: tuple[webbrowser.BaseBrowser, Path]) -> None:
+def test_monitor_mode_still_refuses_non_https(
+    recorder: tuple[webbrowser.BaseBrowser, Path],
+) -> None:
     """Monitor mode never enforces the policy, but the scheme check is not a policy."""
     browser, _ = recorder
     view = describe_url("javascript:alert(1)", "builtin:monitor")

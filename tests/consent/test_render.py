@@ -11,12 +11,12 @@ import hashlib
 import re
 from html.parser import HTMLParser
 
-import pytest
-
 from elicitguard.consent import describe_form, describe_url, render_html, render_text
 
 HOSTILE_SERVER = 'evil<script>alert(1)</script>"\x1b[31m'
-HOSTILE_MESSAGE = "Visit https://other.example now\x1b]0;pwned\x07 <img src=x onerror=alert(1)>\u202e"
+HOSTILE_MESSAGE = (
+    "Visit https://other.example now\x1b]0;pwned\x07 <img src=x onerror=alert(1)>\u202e"
+)
 
 
 class _Elements(HTMLParser):
@@ -36,7 +36,9 @@ def elements(page: str) -> list[tuple[str, dict[str, str | None]]]:
 
 def test_html_escapes_everything_from_the_server() -> None:
     """No tag, event handler, escape sequence or bidi control from the server survives."""
-    view = describe_url("https://auth.example.com/cb?a=<b>&c=\"d\"", server=HOSTILE_SERVER, message=HOSTILE_MESSAGE)
+    view = describe_url(
+        'https://auth.example.com/cb?a=<b>&c="d"', server=HOSTILE_SERVER, message=HOSTILE_MESSAGE
+    )
     page = render_html(view)
     tags = [t for t, _ in elements(page)]
     assert "script" not in tags
@@ -52,7 +54,11 @@ def test_html_escapes_everything_from_the_server() -> None:
 
 def test_html_has_no_link_and_no_script() -> None:
     """By default the page has no anchor, no href, no script and no inline handler."""
-    page = render_html(describe_url("https://accounts.example.com/login", server="crm", message="see https://x.example"))
+    page = render_html(
+        describe_url(
+            "https://accounts.example.com/login", server="crm", message="see https://x.example"
+        )
+    )
     for tag, attrs in elements(page):
         assert tag not in ("a", "script", "iframe", "object", "embed", "link")
         assert "href" not in attrs
@@ -94,7 +100,10 @@ def test_html_emphasises_the_registrable_domain() -> None:
     """The registrable domain is in its own element, in the URL and on its own line."""
     page = render_html(describe_url("https://login.accounts.example.co.uk/x"))
     assert '<strong class="eg-registrable" data-eg="registrable">example.co.uk</strong>' in page
-    assert '<span class="eg-url-before">https://login.accounts.</span><strong class="eg-registrable-in-url">example.co.uk</strong>' in page
+    assert (
+        '<span class="eg-url-before">https://login.accounts.</span><strong class="eg-registrable-in-url">example.co.uk</strong>'
+        in page
+    )
 
 
 def test_csp_allows_exactly_the_page_style() -> None:
@@ -103,7 +112,11 @@ def test_csp_allows_exactly_the_page_style() -> None:
     style = re.search(r"<style>(.*?)</style>", page, re.S)
     assert style is not None
     digest = base64.b64encode(hashlib.sha256(style.group(1).encode()).digest()).decode()
-    csp = next(a["content"] for t, a in elements(page) if t == "meta" and a.get("http-equiv") == "Content-Security-Policy")
+    csp = next(
+        a["content"]
+        for t, a in elements(page)
+        if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"
+    )
     assert csp is not None
     assert f"'sha256-{digest}'" in csp
     assert "default-src 'none'" in csp
@@ -140,10 +153,15 @@ def test_form_html_prefills_defaults_and_offers_decline_and_cancel() -> None:
 
 def test_blocked_form_cannot_be_sent() -> None:
     """A form the policy blocks offers only decline and cancel, and says why."""
-    request = {"message": "Paste your GitHub token", "requestedSchema": {"type": "object", "properties": {"token": {"type": "string", "title": "Personal access token"}}}}
+    request = {
+        "message": "Paste your GitHub token",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"token": {"type": "string", "title": "Personal access token"}},
+        },
+    }
     view = describe_form(request, server="gh")
-    if not view.blocked:
-        pytest.skip("the form rules (EG2xx) are not installed in this checkout")
+    assert view.blocked  # EG201 and EG206 block a form asking for a token
     page = render_html(view)
     buttons = [a.get("value") for t, a in elements(page) if t == "button"]
     assert buttons == ["decline", "cancel"]
@@ -153,7 +171,9 @@ def test_blocked_form_cannot_be_sent() -> None:
 
 def test_text_rendering_is_safe_for_terminals() -> None:
     """No escape sequence or bidi control reaches the terminal; markup is not interpreted."""
-    view = describe_url("https://auth.example.com/[bold]x[/bold]", server=HOSTILE_SERVER, message=HOSTILE_MESSAGE)
+    view = describe_url(
+        "https://auth.example.com/[bold]x[/bold]", server=HOSTILE_SERVER, message=HOSTILE_MESSAGE
+    )
     text = render_text(view)
     assert "\x1b" not in text
     assert "\u202e" not in text
@@ -164,7 +184,9 @@ def test_text_rendering_is_safe_for_terminals() -> None:
 
 def test_text_rendering_names_server_site_and_choices() -> None:
     """The text view names the server and the site and lists the choices."""
-    text = render_text(describe_url("https://login.example.co.uk/a", server="crm", message="Connect"))
+    text = render_text(
+        describe_url("https://login.example.co.uk/a", server="crm", message="Connect")
+    )
     assert "The server crm asks you to open a web page" in text
     assert re.search(r"Site:\s+example\.co\.uk", text)
     assert "[o] open in browser" in text
@@ -180,12 +202,26 @@ def test_text_rendering_names_server_site_and_choices() -> None:
 def test_text_colour_emphasises_the_domain() -> None:
     """With colour the registrable domain is bold and reversed (ANSI 1 and 7)."""
     text = render_text(describe_url("https://login.example.com/a"), color=True)
-    assert re.search(r"\x1b\[[0-9;]*1;7m(?:\x1b\[[0-9;]*m)*example\.com", text) or re.search(r"\x1b\[[0-9;]*7;1m(?:\x1b\[[0-9;]*m)*example\.com", text)
+    assert re.search(r"\x1b\[[0-9;]*1;7m(?:\x1b\[[0-9;]*m)*example\.com", text) or re.search(
+        r"\x1b\[[0-9;]*7;1m(?:\x1b\[[0-9;]*m)*example\.com", text
+    )
 
 
 def test_form_text_shows_prefilled_defaults() -> None:
     """Terminal forms show each field with its default."""
-    text = render_text(describe_form({"message": "m", "requestedSchema": {"type": "object", "properties": {"city": {"type": "string", "title": "City", "default": "Zürich"}}}}))
+    text = render_text(
+        describe_form(
+            {
+                "message": "m",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "city": {"type": "string", "title": "City", "default": "Zürich"}
+                    },
+                },
+            }
+        )
+    )
     assert "City (city, string) [pre-filled: Zürich]" in text
     assert "[s] send" in text
     assert "[d] decline" in text
