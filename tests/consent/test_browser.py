@@ -225,7 +225,7 @@ def test_form_view_in_chromium(driver: Any, pages: Path) -> None:
     assert texts(driver, "[data-eg=server]") == ["bistro"]
     value = lambda name: driver.execute_script(
         "return document.querySelector(`[name='${arguments[0]}']`).value;", name
-    )  # noqa: E731
+    )
     assert value("name") == "Alice"
     assert value("guests") == "2"
     assert value("seat") == "out"

@@ -168,7 +168,7 @@ def test_hanging_server_requests_are_answered_after_the_request_timeout(tmp_path
         send(process, request(ident))
     got = [json.loads(read_line(process.stdout, 10)) for _ in range(3)]
     assert time.monotonic() - started < 6
-    assert [1, 2, 3] == sorted(m["id"] for m in got)
+    assert sorted(m["id"] for m in got) == [1, 2, 3]
     assert all(m["error"]["data"]["elicitguard"]["reason"] == "upstream_timeout" for m in got)
     assert process.stdin is not None
     process.stdin.close()
