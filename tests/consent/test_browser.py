@@ -223,9 +223,10 @@ def test_form_view_in_chromium(driver: Any, pages: Path) -> None:
     )
     load(driver, pages, "form", render_html(view))
     assert texts(driver, "[data-eg=server]") == ["bistro"]
-    value = lambda name: driver.execute_script(
-        "return document.querySelector(`[name='${arguments[0]}']`).value;", name
-    )
+    def value(name):
+        return driver.execute_script(
+            "return document.querySelector(`[name='${arguments[0]}']`).value;", name
+        )
     assert value("name") == "Alice"
     assert value("guests") == "2"
     assert value("seat") == "out"
