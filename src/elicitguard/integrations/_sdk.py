@@ -9,7 +9,8 @@ with the same options the SDK uses when it writes a frame.
 from __future__ import annotations
 
 import os
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 from mcp.shared.message import MessageMetadata, SessionMessage
 from mcp_types import ErrorData as _ErrorData
@@ -47,3 +48,28 @@ def session_message(message: dict[str, Any], metadata: MessageMetadata = None) -
 def error_data(message: dict[str, Any]) -> _ErrorData:
     """The ``ErrorData`` of a JSON-RPC error response built by the actions module."""
     return _ErrorData.model_validate(message["error"])
+
+
+class DelegatingWriter:
+    """Base of the SDK stream wrappers: close, async context and any other attribute go to
+    the wrapped stream (``self._inner``); subclasses override ``send``."""
+
+    _inner: Any
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)

@@ -60,7 +60,7 @@ from pydantic import ValidationError
 from elicitguard.engine.decision import Action, Decision, Finding
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
-from elicitguard.integrations._sdk import make_engine
+from elicitguard.integrations._sdk import DelegatingWriter, make_engine
 from elicitguard.integrations.actions import Forward, Outcome, Relay, Replace
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.extract import extract
@@ -234,7 +234,7 @@ def _restricted(caps: Any, modes: tuple[str, ...]) -> dict[str, Any] | None:
     return new
 
 
-class _RestrictingWriter:
+class _RestrictingWriter(DelegatingWriter):
     """The client's write stream, with undeclared modes removed from outgoing requests."""
 
     def __init__(self, inner: WriteStream[SessionMessage], modes: tuple[str, ...]) -> None:
@@ -248,24 +248,6 @@ class _RestrictingWriter:
             if params is not None:
                 item = SessionMessage(message.model_copy(update={"params": params}), item.metadata)
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _RestrictingWriter:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
 
 class CapabilityFilter(AbstractAsyncContextManager[TransportStreams]):

@@ -31,7 +31,6 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -46,7 +45,13 @@ from pydantic import BaseModel
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
 from elicitguard.identity.sealing import RequestStateGuard
-from elicitguard.integrations._sdk import error_data, make_engine, message_dict, session_message
+from elicitguard.integrations._sdk import (
+    DelegatingWriter,
+    error_data,
+    make_engine,
+    message_dict,
+    session_message,
+)
 from elicitguard.integrations.actions import (
     Drop,
     Forward,
@@ -205,7 +210,7 @@ async def _pump(
         await send.aclose()
 
 
-class _GuardedWriter:
+class _GuardedWriter(DelegatingWriter):
     """Server-to-client frames: evaluate; a refused request is answered on the read side."""
 
     def __init__(
@@ -238,24 +243,6 @@ class _GuardedWriter:
         # When the connection is gone the pending request dies with it.
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self._inject.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _GuardedWriter:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
 
 # --- middleware that sees params and results ------------------------------------------------
