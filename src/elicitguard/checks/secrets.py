@@ -30,6 +30,7 @@ import functools
 import importlib
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -1043,6 +1044,14 @@ def keyword_prefilter(values: Iterable[str]) -> tuple[str, ...]:
     return _compiled().keywords_in("\x00".join(values).lower())
 
 
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def visible_form(text: str) -> str:
+    """``text`` in NFKC with invisible format characters (zero-width, bidi, soft hyphen) removed."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+
+
 def scan_value(
     value: str, key_name: str | None = None, *, keywords: tuple[str, ...] | None = None
 ) -> list[SecretMatch]:
@@ -1055,6 +1064,14 @@ def scan_value(
     ``keywords`` is :func:`keyword_prefilter` over a set of values that includes this one;
     the result is the same, only faster (and not cached: such values are rarely seen twice).
     """
+    if not value.isascii():
+        # Full-width letters and invisible characters must not hide a token from the
+        # catalogue: scan the visible NFKC form (callers use matches for type and
+        # fingerprint, never for offsets into the original).
+        visible = visible_form(value)
+        if visible != value:
+            value = visible
+            keywords = None
     if keywords is not None:
         return list(_scan_value_impl(value, key_name, keywords))
     if len(value) > _MAX_SCAN_CHARS:

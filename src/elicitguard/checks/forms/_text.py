@@ -40,10 +40,14 @@ def _accent_table() -> dict[int, str]:
 _FOLD = _accent_table()
 
 
+#: Zero-width, bidi and soft-hyphen characters: invisible, so they must not split a word.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
 @lru_cache(maxsize=16384)
 def normalize(text: str, *, identifier: bool = False) -> str:
     """Return the matching form of ``text``; ``identifier`` also splits camelCase keys."""
-    folded = unicodedata.normalize("NFKC", text)
+    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
     if identifier:
         folded = _CAMEL.sub(" ", folded)
     folded = _LETTER_DIGIT.sub(" ", folded)
