@@ -15,7 +15,6 @@ Processes are started once and stopped at exit. Run alone:
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import subprocess
@@ -25,27 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness import Pair, measure_pair, print_table
+from harness import Pair, measure_pair, print_table, spawn
 
 SERVERS = Path(__file__).resolve().parents[1] / "tests" / "integrations" / "servers"
 ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
-_PROCESSES: list[subprocess.Popen[bytes]] = []
-
-
-def _spawn(argv: list[str]) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    _PROCESSES.append(process)
-    return process
-
-
-@atexit.register
-def _stop() -> None:
-    for process in _PROCESSES:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(5)
 
 
 def _stdio_round_trips(process: subprocess.Popen[bytes], count: int) -> None:
@@ -61,8 +43,8 @@ def _stdio_round_trips(process: subprocess.Popen[bytes], count: int) -> None:
 def bench_stdio(quick: bool) -> Pair:
     count = 200 if quick else 1_000
     server = [sys.executable, str(SERVERS / "raw_server.py"), "echo", os.devnull]
-    direct = _spawn(server)
-    proxied = _spawn([ELICITGUARD, "proxy", "stdio", "--policy", "builtin:default", "--", *server])
+    direct = spawn(server)
+    proxied = spawn([ELICITGUARD, "proxy", "stdio", "--policy", "builtin:default", "--", *server])
     _stdio_round_trips(proxied, 5)  # warm up: the proxy's imports and the policy
     return Pair(
         "stdio proxy: round trip",
@@ -80,10 +62,10 @@ def bench_http(quick: bool) -> Pair:
     from tests.integrations.support import read_line
 
     count = 100 if quick else 500
-    upstream = _spawn([sys.executable, str(SERVERS / "scripted_http.py")])
+    upstream = spawn([sys.executable, str(SERVERS / "scripted_http.py")])
     port = int(read_line(upstream.stdout).decode().split()[1])
     direct_url = f"http://127.0.0.1:{port}/mcp"
-    proxy = _spawn(
+    proxy = spawn(
         [
             ELICITGUARD,
             "proxy",

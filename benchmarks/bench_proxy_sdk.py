@@ -20,7 +20,6 @@ clients and 128 at one (quick: 320 and 40), three interleaved rounds.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import json
 import os
 import statistics
@@ -31,37 +30,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Result
+from harness import Result, spawn
 
 HERE = Path(__file__).resolve().parent
 SERVER = [sys.executable, str(HERE / "servers" / "noop_server.py")]
 ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
 PEER_VENV = HERE / "out" / "peer-venv"
-_PROCESSES: list[subprocess.Popen[bytes]] = []
 MODERN_INIT = "2025-11-25"
 
 
 def _tiny() -> bool:
     return bool(os.environ.get("ELICITGUARD_BENCH_TINY"))
-
-
-def _spawn(argv: list[str]) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    _PROCESSES.append(process)
-    return process
-
-
-@atexit.register
-def _stop() -> None:
-    for process in _PROCESSES:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -75,7 +54,7 @@ class StdioPeer:
     """A spawned stdio MCP endpoint, initialised, ready for ``tools/call``."""
 
     def __init__(self, argv: list[str]) -> None:
-        self.process = _spawn(argv)
+        self.process = spawn(argv)
         self._id = 0
         self.call(
             {
@@ -307,11 +286,11 @@ async def _http_load(url: str, clients: int, total: int) -> tuple[float, list[fl
 
 def http_results(quick: bool) -> list[Result]:
     total = 64 if _tiny() else (320 if quick else 1_024)
-    upstream = _spawn([*SERVER, "http"])
+    upstream = spawn([*SERVER, "http"])
     assert upstream.stdout is not None
     port = int(upstream.stdout.readline().decode().split()[1])
     direct_url = f"http://127.0.0.1:{port}/mcp"
-    proxy = _spawn(
+    proxy = spawn(
         [
             ELICITGUARD,
             "proxy",

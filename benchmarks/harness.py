@@ -8,14 +8,16 @@ MISS against a target where the issue sets one.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["Pair", "Result", "measure_pair", "print_table"]
+__all__ = ["Pair", "Result", "measure_pair", "print_table", "spawn"]
 
 
 @dataclass
@@ -69,7 +71,9 @@ def measure_pair(pair: Pair, *, rounds: int, warmup: int = 2) -> Result:
     gc.disable()
     try:
         for index in range(rounds):
-            order = (pair.baseline, pair.subject) if index % 2 == 0 else (pair.subject, pair.baseline)
+            order = (
+                (pair.baseline, pair.subject) if index % 2 == 0 else (pair.subject, pair.baseline)
+            )
             for fn in order:
                 started = time.perf_counter_ns()
                 fn()
@@ -112,3 +116,26 @@ def print_table(results: list[Result]) -> None:
             f"{r.name:<44} {r.subject_median_us:>9.2f}/{r.subject_p99_us:<10.2f}"
             f" {r.baseline_median_us:>9.2f}/{r.baseline_p99_us:<11.2f} {r.ratio:>7.2f}  {r.target_text:<24} {r.verdict}"
         )
+
+
+_PROCESSES: list[subprocess.Popen[bytes]] = []
+
+
+def spawn(argv: list[str]) -> subprocess.Popen[bytes]:
+    """Start a benchmark peer with piped stdin/stdout; it is stopped when the run exits."""
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    _PROCESSES.append(process)
+    return process
+
+
+@atexit.register
+def _stop() -> None:
+    for process in _PROCESSES:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()

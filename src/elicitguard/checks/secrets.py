@@ -30,7 +30,6 @@ import functools
 import importlib
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -40,6 +39,8 @@ from typing import Any, Final
 import orjson
 import re2
 import yaml
+
+from elicitguard.checks.visible import visible_form
 
 __all__ = [
     "CatalogueEntry",
@@ -1042,14 +1043,6 @@ def keyword_prefilter(values: Iterable[str]) -> tuple[str, ...]:
     at all, and then no value runs a format regex beyond the keyword-less ones).
     """
     return _compiled().keywords_in("\x00".join(values).lower())
-
-
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
-def visible_form(text: str) -> str:
-    """``text`` in NFKC with invisible format characters (zero-width, bidi, soft hyphen) removed."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
 
 
 def scan_value(

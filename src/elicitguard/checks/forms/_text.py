@@ -14,6 +14,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from elicitguard.checks.visible import visible_form
+
 # CJK ideographs, kana, CJK symbols with letters (々, 〆), compatibility ideographs, ext. B+.
 _UNSPACED = "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3040-\u30ff\u31f0-\u31ff\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 _CAMEL = re.compile(
@@ -40,14 +42,10 @@ def _accent_table() -> dict[int, str]:
 _FOLD = _accent_table()
 
 
-#: Zero-width, bidi and soft-hyphen characters: invisible, so they must not split a word.
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
 @lru_cache(maxsize=16384)
 def normalize(text: str, *, identifier: bool = False) -> str:
     """Return the matching form of ``text``; ``identifier`` also splits camelCase keys."""
-    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    folded = visible_form(text)
     if identifier:
         folded = _CAMEL.sub(" ", folded)
     folded = _LETTER_DIGIT.sub(" ", folded)
