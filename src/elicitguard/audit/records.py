@@ -9,6 +9,7 @@ Sessions and principals appear as keyed hashes; the issuer appears in clear.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import threading
 from typing import Any
@@ -47,7 +48,7 @@ class AuditLog:
             seq = next(self._seq)
         event = decision_record(decision, envelope, self.keys, seq=seq)
         self.counters["records"] += 1
-        self.sink.write(event)
+        self.sink.write_record(event)
 
     def event(self, name: str, **fields: Any) -> None:
         """Write a non-decision event (policy warnings, engine errors)."""
@@ -87,7 +88,7 @@ def decision_record(
         "direction": envelope.direction.value,
         "transport": envelope.transport.value if envelope.transport is not None else None,
         "protocol_version": decision.era,
-        "session": keys.id_hash(envelope.session) if envelope.session else None,
+        "session": _session_hash(envelope.session, keys) if envelope.session else None,
         "principal": _principal(principal, keys),
         "server": envelope.server,
         "method": method,
@@ -113,6 +114,22 @@ def decision_record(
         "errors": list(decision.errors),
         "duration_us": decision.duration_us,
     }
+
+
+#: Keyed hashes of recent session ids per key ring: a session sends many messages and the
+#: HMAC is the costliest part of a record's metadata. Bounded; cleared when full.
+_SESSION_HASHES: dict[tuple[int, str], str] = {}
+_SESSION_HASHES_LIMIT = 4096
+
+
+def _session_hash(session: str, keys: KeyRing) -> str:
+    key = (id(keys), session)
+    cached = _SESSION_HASHES.get(key)
+    if cached is None:
+        if len(_SESSION_HASHES) >= _SESSION_HASHES_LIMIT:
+            _SESSION_HASHES.clear()
+        cached = _SESSION_HASHES[key] = keys.id_hash(session)
+    return cached
 
 
 def safe_jsonrpc_id(value: Any) -> Any:
@@ -160,7 +177,7 @@ def _item_meta(item: Item) -> dict[str, Any]:
     if item.kind is ItemKind.URL_REQUEST and isinstance(item.data, dict):
         url = item.data.get("url")
         if isinstance(url, str):
-            meta.update(_url_meta(url))
+            meta.update(_url_meta_cached(url))
     if item.kind is ItemKind.ELICIT_RESULT and isinstance(item.data, dict):
         action = item.data.get("action")
         meta["answer"] = action if action in ("accept", "decline", "cancel") else "invalid"
@@ -168,6 +185,11 @@ def _item_meta(item: Item) -> dict[str, Any]:
         if isinstance(content, dict):
             meta["answered_fields"] = [str(k)[:MAX_ID_CHARS] for k in list(content)[:100]]
     return meta
+
+
+@functools.lru_cache(maxsize=4096)
+def _url_meta_cached(url: str) -> tuple[tuple[str, Any], ...]:
+    return tuple(_url_meta(url).items())
 
 
 def _url_meta(url: str) -> dict[str, Any]:

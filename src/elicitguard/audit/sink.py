@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,12 +39,48 @@ def _has_sensitive_key(line: bytes) -> bool:
     return _SENSITIVE_KEY.search(line.lower()) is not None
 
 
+class _LineWriter:
+    """What structlog writes rendered lines to: one line and a flush per record.
+
+    structlog's ``PrintLogger`` goes through ``print``; writing the line ourselves is the
+    same bytes for less work on the hot path.
+    """
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def msg(self, message: str) -> None:
+        self._stream.write(message + "\n")
+        self._stream.flush()
+
+    info = msg  # structlog's native bound logger proxies ``msg`` to ``info``
+
+
+#: Fields of a decision record that elicitguard generates itself (times, counters, ids,
+#: keyed hashes): left out of the key under which a record's scan verdict is remembered.
+_VOLATILE = frozenset({"ts", "seq", "decision_id", "duration_us", "session", "jsonrpc_id"})
+#: How many clean decision-record shapes are remembered, and the largest one remembered.
+_CLEAN_LIMIT = 4096
+_CLEAN_MAX_BYTES = 8192
+#: The reserved event key by which :meth:`AuditSink.write_record` marks a decision record.
+_TRUSTED = "_eg_trusted_keys"
+
+
 class AuditSink:
     """Writes event dicts as JSON lines through the redaction boundary.
 
     The boundary works on the rendered line, which keeps it cheap on the hot path: one
     search for sensitive key names and one scan of the whole line for recognised secrets.
     Only when either finds something is the event walked key by key.
+
+    Decision records (:meth:`write_record`) are built by elicitguard from metadata, so
+    their keys are its own and the key search is skipped; and since consecutive records
+    mostly differ only in generated fields (time, sequence, ids, duration), the verdict of
+    the secret scan is remembered per record with those fields left out: a record that
+    repeats a clean shape is not scanned again (a string JSON-RPC id, the one volatile
+    field that comes from traffic, is still scanned each time).
     """
 
     def __init__(
@@ -56,11 +93,13 @@ class AuditSink:
         self._stream = stream
         self._lock = threading.Lock()
         self._redact = redactor or Redactor()
-        printer = structlog.PrintLogger(stream) if stream is not None else None  # type: ignore[arg-type]
-        self._logger = structlog.wrap_logger(printer, processors=[self._render])
+        writer = _LineWriter(stream) if stream is not None else None
+        # bind() once: the lazy proxy wrap_logger returns would build a logger per record.
+        self._logger = structlog.wrap_logger(writer, processors=[self._render]).bind()
         self.enabled = stream is not None
         self.path = path
         self._chain: ChainWriter | None = None
+        self._clean: OrderedDict[bytes, None] = OrderedDict()
 
     def enable_chain(self, keys: KeyRing) -> None:
         """Seal every record from now on (``audit.chain``); continues an existing file's chain.
@@ -76,19 +115,57 @@ class AuditSink:
         return self.path + ".checkpoint" if self.path is not None else None
 
     def _render(self, _logger: Any, _name: str, event: Any) -> str:
+        trusted = bool(event.pop(_TRUSTED, False))
         line = orjson.dumps(event, default=str)
-        if _has_sensitive_key(line) or self._redact.finds_secret(line.decode("utf-8")):
+        if trusted:
+            unsafe = self._record_has_secret(event, line)
+        else:
+            unsafe = _has_sensitive_key(line) or self._redact.finds_secret(line.decode("utf-8"))
+        if unsafe:
             event = self._redact(event)
             line = orjson.dumps(event, default=str)
         if self._chain is not None:  # sealed after redaction: the MAC covers what is written
             line = orjson.dumps(self._chain.seal(event), default=str)
         return line.decode("utf-8")
 
+    def _record_has_secret(self, event: dict[str, Any], line: bytes) -> bool:
+        """The secret scan of a decision record, remembered per clean shape."""
+        jsonrpc_id = event.get("jsonrpc_id")
+        if isinstance(jsonrpc_id, str) and self._redact.finds_secret(jsonrpc_id):
+            return True
+        try:
+            shape = orjson.dumps({k: v for k, v in event.items() if k not in _VOLATILE})
+        except TypeError:
+            shape = b""
+        if shape and shape in self._clean:
+            self._clean.move_to_end(shape)
+            return False
+        if self._redact.finds_secret(line.decode("utf-8")):
+            return True
+        if shape and len(shape) <= _CLEAN_MAX_BYTES:
+            self._clean[shape] = None
+            if len(self._clean) > _CLEAN_LIMIT:
+                self._clean.popitem(last=False)
+        return False
+
     def write(self, event: dict[str, Any]) -> None:
         """Write one record (``event`` key included in the dict)."""
         if not self.enabled:
             return
         name = event.pop("event", "elicitguard.decision")
+        with self._lock:
+            self._logger.msg(name, **event)
+
+    def write_record(self, event: dict[str, Any]) -> None:
+        """Write a decision record built by :func:`~elicitguard.audit.records.decision_record`.
+
+        Its keys are elicitguard's own (never a key from traffic), so only its values go
+        through the secret scan; every string value still does, as with :meth:`write`.
+        """
+        if not self.enabled:
+            return
+        name = event.pop("event", "elicitguard.decision")
+        event[_TRUSTED] = True
         with self._lock:
             self._logger.msg(name, **event)
 

@@ -15,7 +15,7 @@ from elicitguard.protocol.envelope import Envelope, Side
 from elicitguard.protocol.items import Item
 from elicitguard.protocol.session import SessionState
 
-__all__ = ["CheckContext", "CheckFn", "check", "get_check", "registered_checks"]
+__all__ = ["CheckContext", "CheckFn", "check", "get_check", "is_pure", "registered_checks"]
 
 
 @dataclass(slots=True)
@@ -42,19 +42,37 @@ class CheckContext:
 CheckFn = Callable[[Item, CheckContext, Mapping[str, Any]], Iterable[Hit]]
 
 _CHECKS: dict[str, CheckFn] = {}
+_PURE: set[str] = set()
 
 
-def check(name: str) -> Callable[[CheckFn], CheckFn]:
-    """Register a check under the name rule files use in ``check:``."""
+def check(name: str, *, pure: bool = False) -> Callable[[CheckFn], CheckFn]:
+    """Register a check under the name rule files use in ``check:``.
+
+    ``pure=True`` promises that the check's hits depend only on what
+    :func:`elicitguard.engine.verdicts.item_key` covers: the item's kind, pointer, era,
+    method, mode, request mode, declared capability, requested schema, location facts and
+    data, and the context's environment, lists, server and side (plus the rule's params,
+    fixed per policy). Never the session, the envelope's headers or principal, the clock or
+    services. The engine then reuses its hits for an identical item instead of running it
+    again; a check that breaks the promise would be judged on an earlier message.
+    """
 
     def register(fn: CheckFn) -> CheckFn:
         if name in _CHECKS and _CHECKS[name] is not fn:
             msg = f"check {name!r} is registered twice"
             raise RuntimeError(msg)
         _CHECKS[name] = fn
+        if pure:
+            _PURE.add(name)
         return fn
 
     return register
+
+
+def is_pure(name: str) -> bool:
+    """Whether the check registered under ``name`` promised to be pure (see :func:`check`)."""
+    _load_builtin()
+    return name in _PURE
 
 
 def _load_builtin() -> None:

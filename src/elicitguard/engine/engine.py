@@ -15,7 +15,6 @@ import os
 import string
 import sys
 import time
-from collections.abc import Iterable
 from typing import Any
 
 from elicitguard.audit.records import AuditLog
@@ -33,11 +32,12 @@ from elicitguard.engine.decision import (
 from elicitguard.engine.ordinary import OrdinaryPlan
 from elicitguard.engine.policy import CompiledRule, Policy, load_policy
 from elicitguard.engine.state import MemoryStateStore, StateStore
+from elicitguard.engine.verdicts import VerdictCache, item_key
 from elicitguard.errors import FrameError
 from elicitguard.identity.keys import KeyRing, load_keyring
-from elicitguard.protocol.envelope import Envelope
+from elicitguard.protocol.envelope import Envelope, Side
 from elicitguard.protocol.extract import extract
-from elicitguard.protocol.items import Item
+from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import has_duplicate_keys
 from elicitguard.protocol.session import SessionState
 from elicitguard.protocol.versions import normalise_version
@@ -127,6 +127,10 @@ class Engine:
             "rates": {},  # EG123's per-server windows (one engine, one set of windows)
         }
         self._ordinary = OrdinaryPlan(self.policy)
+        #: Hits of pure checks per identical item (engine/verdicts.py); ``None`` turns
+        #: the reuse off (the equivalence tests compare both).
+        self.verdicts: VerdictCache | None = VerdictCache()
+        self._pure_dispatch: dict[tuple[ItemKind, Side], bool] = {}
         for exception in self.policy.exceptions:
             if exception.expired(self._today):
                 self.audit.event(
@@ -193,9 +197,18 @@ class Engine:
             services=self.services,
         )
         unknown_era = False
+        verdicts = self.verdicts
         for item in items:
             ctx.era = item.era
-            for rule in self.policy.rules_for(item.kind, envelope.side):
+            rules = self.policy.rules_for(item.kind, envelope.side)
+            key = (
+                item_key(item, envelope.server, envelope.side, envelope.direction)
+                if verdicts is not None and self._has_pure(item.kind, envelope.side)
+                else None
+            )
+            cached = verdicts.get(key) if key is not None and verdicts is not None else None
+            fresh: dict[str, list[Hit]] | None = {} if key is not None and cached is None else None
+            for rule in rules:
                 if rule.directions is not None and envelope.direction not in rule.directions:
                     continue
                 if rule.eras is not None:
@@ -204,9 +217,29 @@ class Engine:
                         continue
                     if item.era not in rule.eras:
                         continue
-                self._run_rule(rule, item, ctx, findings, suppressed, errors)
+                if cached is not None and rule.pure:
+                    known = cached.get(rule.code)
+                    if known is not None:
+                        self._emit(rule, item, ctx, known, findings, suppressed)
+                        continue
+                hits = self._run_rule(rule, item, ctx, findings, suppressed, errors)
+                if fresh is not None and rule.pure:
+                    if hits is None:  # it raised: judge this item afresh next time too
+                        fresh = None
+                    else:
+                        fresh[rule.code] = hits
+            if fresh is not None and key is not None and verdicts is not None:
+                verdicts.put(key, fresh)
         if unknown_era:
             self.unknown_era_messages += 1
+
+    def _has_pure(self, kind: ItemKind, side: Side) -> bool:
+        """Whether any rule for (kind, side) is pure: only then is a key worth computing."""
+        known = self._pure_dispatch.get((kind, side))
+        if known is None:
+            known = any(r.pure for r in self.policy.rules_for(kind, side))
+            self._pure_dispatch[(kind, side)] = known
+        return known
 
     def evaluate_items(self, envelope: Envelope, items: list[Item]) -> Decision:
         """Decide about items built in process rather than read from a message.
@@ -247,12 +280,12 @@ class Engine:
         findings: list[Finding],
         suppressed: list[Suppressed],
         errors: list[str],
-    ) -> None:
-        action = rule.action_for(ctx.side)
-        if action is None:
-            return
+    ) -> list[Hit] | None:
+        """Run one rule and emit its findings; its hits, or ``None`` when it raised."""
+        if rule.action_for(ctx.side) is None:
+            return []
         try:
-            hits: Iterable[Hit]
+            hits: list[Hit]
             if rule.check is not None:
                 hits = list(rule.check(item, ctx, rule.params))
             elif rule.match is not None:
@@ -262,6 +295,22 @@ class Engine:
         except Exception as exc:
             errors.append(f"{rule.code} raised {type(exc).__name__}")
             findings.append(self._crash_finding(rule, item, exc))
+            return None
+        self._emit(rule, item, ctx, hits, findings, suppressed)
+        return hits
+
+    def _emit(
+        self,
+        rule: CompiledRule,
+        item: Item,
+        ctx: CheckContext,
+        hits: list[Hit],
+        findings: list[Finding],
+        suppressed: list[Suppressed],
+    ) -> None:
+        """Turn a rule's hits into findings, or suppressions where an exception applies."""
+        action = rule.action_for(ctx.side)
+        if action is None:
             return
         for hit in hits:
             finding = self._finding(rule, action, item, ctx, hit)

@@ -29,7 +29,7 @@ import orjson
 from pydantic import ValidationError
 
 from elicitguard._resources import data_dir
-from elicitguard.engine.context import CheckFn, get_check
+from elicitguard.engine.context import CheckFn, get_check, is_pure
 from elicitguard.engine.decision import Action, Confidence, Severity
 from elicitguard.engine.match import Predicate, compile_match
 from elicitguard.engine.models import (
@@ -134,6 +134,9 @@ class CompiledRule:
     cwe: tuple[str, ...]
     fix: str
     loaded: LoadedRule
+    #: The check promised its hits depend only on the item (``@check(..., pure=True)``),
+    #: so the engine may reuse them for an identical item (engine/verdicts.py).
+    pure: bool = False
 
     def action_for(self, side: Side) -> Action | None:
         return self.actions.get(side)
@@ -505,6 +508,7 @@ def _compiled(
         cwe=tuple(spec.cwe),
         fix=spec.docs.fix.strip().splitlines()[0] if spec.docs.fix.strip() else "",
         loaded=rule,
+        pure=check is not None and spec.check is not None and is_pure(spec.check),
     )
 
 

@@ -39,7 +39,7 @@ def _severity(value: str | None) -> Severity | None:
     return Severity(value) if value in {s.value for s in Severity} else None
 
 
-@check("conformance.capability_declared")
+@check("conformance.capability_declared", pure=True)
 def capability_declared(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG101: the server elicits from a client that declared no ``elicitation`` capability."""
     if item.capabilities is ABSENT:
@@ -56,7 +56,7 @@ def _declared_modes(capabilities: Any) -> set[str] | None:
     return modes
 
 
-@check("conformance.mode_declared")
+@check("conformance.mode_declared", pure=True)
 def mode_declared(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG102: the request uses a mode the client did not declare."""
     modes = _declared_modes(item.capabilities)
@@ -69,7 +69,7 @@ def mode_declared(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
         yield Hit(pointer=pointer, args={"mode": mode[:32], "declared": declared})
 
 
-@check("conformance.capability_usable")
+@check("conformance.capability_usable", pure=True)
 def capability_usable(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG103: an ``elicitation`` capability that leaves no usable mode."""
     value = item.data
@@ -85,7 +85,7 @@ def capability_usable(item: Item, ctx: CheckContext, params: Params) -> Iterator
         yield Hit(args={"problem": "holds neither `form` nor `url`, only unknown keys"})
 
 
-@check("conformance.message_present")
+@check("conformance.message_present", pure=True)
 def message_present(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG104: an elicitation request without a ``message``."""
     data = item.data
@@ -107,7 +107,7 @@ def message_present(item: Item, ctx: CheckContext, params: Params) -> Iterator[H
         )
 
 
-@check("conformance.form_schema_present")
+@check("conformance.form_schema_present", pure=True)
 def form_schema_present(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG105: a form request without a ``requestedSchema`` object."""
     if item.mode not in ("form", None) or not isinstance(item.data, dict):
@@ -122,7 +122,7 @@ def form_schema_present(item: Item, ctx: CheckContext, params: Params) -> Iterat
         )
 
 
-@check("conformance.schema_subset")
+@check("conformance.schema_subset", pure=True)
 def schema_subset(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG106: ``requestedSchema`` outside the era's restricted subset."""
     schema = item.data.get("requestedSchema") if isinstance(item.data, dict) else None
@@ -136,7 +136,7 @@ def schema_subset(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
         )
 
 
-@check("conformance.url_request_valid")
+@check("conformance.url_request_valid", pure=True)
 def url_request_valid(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG107: a URL request without a usable absolute ``url`` or with the wrong id field."""
     data = item.data
@@ -181,7 +181,7 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-@check("conformance.era_features")
+@check("conformance.era_features", pure=True)
 def era_features(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG108: a feature the negotiated era does not have."""
     era = item.era
@@ -219,7 +219,7 @@ def era_features(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]
             )
 
 
-@check("conformance.result_valid")
+@check("conformance.result_valid", pure=True)
 def result_valid(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG109: an ``ElicitResult`` with an unknown action or content where none belongs."""
     for issue in schema_checks.result_shape_issues(
@@ -232,7 +232,7 @@ def result_valid(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]
         )
 
 
-@check("conformance.content_matches_schema")
+@check("conformance.content_matches_schema", pure=True)
 def content_matches_schema(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG110: accepted content that does not match the ``requestedSchema`` it answers."""
     data = item.data
@@ -266,7 +266,7 @@ def input_required_method(item: Item, ctx: CheckContext, params: Params) -> Iter
     yield Hit(args={"method": item.method[:64]})
 
 
-@check("conformance.input_required_nonempty")
+@check("conformance.input_required_nonempty", pure=True)
 def input_required_nonempty(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG112: an ``InputRequiredResult`` with neither ``inputRequests`` nor ``requestState``."""
     data = item.data

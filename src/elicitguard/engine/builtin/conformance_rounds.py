@@ -35,7 +35,7 @@ def _short(value: object, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@check("conformance.input_request_valid")
+@check("conformance.input_request_valid", pure=True)
 def input_request_valid(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG113: an ``inputRequests`` entry that is not a valid input request (MR-03)."""
     requests = item.data.get("inputRequests") if isinstance(item.data, dict) else None
@@ -135,7 +135,7 @@ def result_type_known(item: Item, ctx: CheckContext, params: Params) -> Iterator
         yield Hit(args={"value": f"`{_short(value, 32)}`"})
 
 
-@check("conformance.retired_error_code")
+@check("conformance.retired_error_code", pure=True)
 def retired_error_code(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG118: an error code 2026-07-28 retired or never defined (CP-05)."""
     code = item.data.get("code") if isinstance(item.data, dict) else None
@@ -172,7 +172,7 @@ def completion_known(item: Item, ctx: CheckContext, params: Params) -> Iterator[
         )
 
 
-@check("conformance.url_required_error_valid")
+@check("conformance.url_required_error_valid", pure=True)
 def url_required_error_valid(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG120: a -32042 error whose ``data.elicitations`` is not a list of URL requests (CX-02)."""
     error = item.data if isinstance(item.data, dict) else {}

@@ -137,7 +137,7 @@ def _pointer(item: Item) -> str:
     return item.pointer + "/url"
 
 
-@check("domains.internationalised_host")
+@check("domains.internationalised_host", pure=True)
 def internationalised_host(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG401: the host has internationalised labels; record both forms."""
     facts = _facts(item, ctx)
@@ -167,19 +167,19 @@ def _issues_of(item: Item, ctx: CheckContext, kind: str) -> Iterator[Hit]:
         )
 
 
-@check("domains.mixed_script")
+@check("domains.mixed_script", pure=True)
 def mixed_script(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG402: a label mixes scripts (or holds characters) a domain label must not."""
     yield from _issues_of(item, ctx, "mixed_script")
 
 
-@check("domains.whole_script_confusable")
+@check("domains.whole_script_confusable", pure=True)
 def whole_script_confusable(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG403: a single-script label made of Latin look-alikes, or Chromium's other spoof rules."""
     yield from _issues_of(item, ctx, "whole_script_confusable")
 
 
-@check("domains.lookalike")
+@check("domains.lookalike", pure=True)
 def lookalike(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG404: the host's skeleton equals a protected domain's but the host is not that domain."""
     facts = _facts(item, ctx)
@@ -244,7 +244,7 @@ def _char_hits(url: str, parsed: ParsedUrl) -> list[tuple[CharIssue, str]]:
     return found
 
 
-@check("domains.invisible_chars")
+@check("domains.invisible_chars", pure=True)
 def invisible_chars(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG405: bidi controls, invisible characters and delimiter look-alikes in the URL.
 
@@ -287,7 +287,7 @@ def invisible_chars(item: Item, ctx: CheckContext, params: Params) -> Iterator[H
     )
 
 
-@check("domains.deceptive_form")
+@check("domains.deceptive_form", pure=True)
 def deceptive_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG406: IP literals in odd forms, host-like userinfo, a protected domain inside another."""
     facts = _facts(item, ctx)
@@ -312,7 +312,7 @@ def deceptive_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hi
         )
 
 
-@check("domains.invalid_idn")
+@check("domains.invalid_idn", pure=True)
 def invalid_idn(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG407: the host fails UTS 46 / IDNA 2008 validation (browsers refuse or mangle it)."""
     facts = _facts(item, ctx)

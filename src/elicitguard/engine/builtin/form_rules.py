@@ -276,7 +276,7 @@ def _schema_pointer(item: Item, verdict: FieldVerdict) -> str:
 # --------------------------------------------------------------------------- EG201 / EG203
 
 
-@check("forms.secret_fields")
+@check("forms.secret_fields", pure=True)
 def secret_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG201: a form property asks for a password, key, token, code or card credential."""
     form = _form(item)
@@ -297,7 +297,7 @@ def secret_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
             )
 
 
-@check("forms.sensitive_fields")
+@check("forms.sensitive_fields", pure=True)
 def sensitive_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG203: a form property collects a government id, bank account or health data."""
     form = _form(item)
@@ -322,7 +322,7 @@ def sensitive_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[
 # --------------------------------------------------------------------------- EG206
 
 
-@check("forms.secret_asked_in_message")
+@check("forms.secret_asked_in_message", pure=True)
 def secret_asked_in_message(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG206: a form-mode message tells the user to type or paste a secret.
 
@@ -466,7 +466,7 @@ def _where(pointer: str, base: str) -> str:
     return "The request"
 
 
-@check("forms.secret_in_request")
+@check("forms.secret_in_request", pure=True)
 def secret_in_request(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG205: a default, enum value or any text of a form request carries a credential."""
     data = item.data
@@ -584,7 +584,7 @@ def _answer_match(
     return _class_specific(text, secret_class) or _card(text, key, secret_class)
 
 
-@check("forms.secret_in_answer")
+@check("forms.secret_in_answer", pure=True)
 def secret_in_answer(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG204: the content of an answer carries a credential (whatever the ``action``)."""
     data = item.data

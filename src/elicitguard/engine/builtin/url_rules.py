@@ -166,7 +166,7 @@ _SCHEME_WORDS: Final = {
 }
 
 
-@check("urls.insecure_scheme")
+@check("urls.insecure_scheme", pure=True)
 def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG301: anything but https outside dev; http in dev only to loopback or dev hosts."""
     url = _url(item)
@@ -195,7 +195,7 @@ def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iter
 # --------------------------------------------------------------------------- EG302
 
 
-@check("urls.invalid_url")
+@check("urls.invalid_url", pure=True)
 def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG302: not absolute, no host, control or whitespace characters, too long, unparseable."""
     data = item.data
@@ -216,7 +216,7 @@ def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator
 # --------------------------------------------------------------------------- EG303
 
 
-@check("urls.credentials")
+@check("urls.credentials", pure=True)
 def credentials_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG303: a userinfo password, a catalogue secret or a secret-named value in the URL."""
     url = _url(item)
@@ -271,7 +271,7 @@ _PII_WORDS: Final = {
 }
 
 
-@check("urls.pii")
+@check("urls.pii", pure=True)
 def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG304: personal data (emails, phones, cards, IBANs, national ids …) in the URL."""
     url = _url(item)
@@ -292,7 +292,7 @@ def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
 # --------------------------------------------------------------------------- EG305
 
 
-@check("urls.preauthenticated")
+@check("urls.preauthenticated", pure=True)
 def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG305: a signed URL (AWS, GCS, Azure SAS, CloudFront …) or a magic, reset or login link."""
     url = _url(item)
@@ -313,7 +313,7 @@ def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Ite
 # --------------------------------------------------------------------------- EG306
 
 
-@check("urls.unbound")
+@check("urls.unbound", pure=True)
 def unbound_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG306: a URL-mode target with no unguessable handle tying the flow to its user."""
     url = _url(item)
@@ -447,7 +447,7 @@ def _kind_of_link(url: str) -> str:
     return "a bare web address"
 
 
-@check("urls.clickable_in_form")
+@check("urls.clickable_in_form", pure=True)
 def clickable_in_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG202: a URL in a form request's texts, or in the message of a URL-mode request."""
     url_mode = item.kind is ItemKind.URL_REQUEST
