@@ -35,8 +35,8 @@ from elicitguard.engine.state import MemoryStateStore, StateStore
 from elicitguard.engine.verdicts import VerdictCache, item_key
 from elicitguard.errors import FrameError
 from elicitguard.identity.keys import KeyRing, load_keyring
-from elicitguard.protocol.envelope import Envelope, Side
-from elicitguard.protocol.extract import extract
+from elicitguard.protocol.envelope import Direction, Envelope, Side
+from elicitguard.protocol.extract import extract, fast_ordinary
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import has_duplicate_keys
 from elicitguard.protocol.session import SessionState
@@ -127,6 +127,12 @@ class Engine:
             "rates": {},  # EG123's per-server windows (one engine, one set of windows)
         }
         self._ordinary = OrdinaryPlan(self.policy)
+        self._always_quiet = frozenset(
+            (direction, side)
+            for direction in Direction
+            for side in Side
+            if self._ordinary.always_quiet(direction, side)
+        )
         #: Hits of pure checks per identical item (engine/verdicts.py); ``None`` turns
         #: the reuse off (the equivalence tests compare both).
         self.verdicts: VerdictCache | None = VerdictCache()
@@ -147,6 +153,19 @@ class Engine:
         """Decide about one message. Never raises for anything the message contains."""
         started = time.perf_counter_ns()
         state = self.store.get(envelope.session or "")
+        if (
+            not envelope.headers
+            and envelope.protocol_version is None
+            and self._ordinary.quiet(
+                envelope.message, envelope.direction, envelope.side, self.services
+            )
+        ):
+            try:
+                if fast_ordinary(envelope.message, envelope.direction, state, self.default_era):
+                    self._counters["fast_path"] += 1
+                    return self._fast
+            except Exception as exc:
+                return self._engine_failure(envelope, exc, started)
         try:
             items = extract(envelope, state, self.default_era)
         except Exception as exc:
@@ -176,6 +195,38 @@ class Engine:
         else:
             self.audit.count_fast_path()
         return decision
+
+    def evaluate_message(
+        self,
+        message: dict[str, Any],
+        direction: Direction,
+        side: Side = Side.CAPTURE,
+        session: str | None = None,
+        **context: Any,
+    ) -> Decision:
+        """:meth:`evaluate` for a parsed message, building its :class:`Envelope` only if needed.
+
+        Ordinary traffic (most of it) is decided without one, which is what proxies and the
+        linter want per frame. ``context`` takes the other :class:`Envelope` fields
+        (``transport``, ``server``, ``headers``, ``principal``, ``raw``, ...).
+        """
+        if (
+            not context.get("headers") and context.get("protocol_version") is None
+            if context
+            else True
+        ) and (
+            (direction, side) in self._always_quiet
+            or self._ordinary.quiet(message, direction, side, self.services)
+        ):
+            state = self.store.get(session or "")
+            try:
+                handled = fast_ordinary(message, direction, state, self.default_era)
+            except Exception:  # evaluate() below judges it and records any failure
+                handled = False
+            if handled:
+                self._counters["fast_path"] += 1
+                return self._fast
+        return self.evaluate(Envelope(message, direction, side=side, session=session, **context))
 
     def _run_items(
         self,

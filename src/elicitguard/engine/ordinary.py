@@ -57,6 +57,44 @@ class OrdinaryPlan:
         self.authorization = bool(policy.identity.get("audience") or policy.identity.get("issuers"))
         self.active = bool(self.client_sides or self.server_sides)
 
+    def always_quiet(self, direction: Direction, side: Side) -> bool:
+        """True when :meth:`quiet` is true for every message of this direction and side."""
+        if direction is Direction.CLIENT_TO_SERVER:
+            return side not in self.client_sides or not self.argument_names
+        return side not in self.server_sides
+
+    def quiet(
+        self,
+        message: dict[str, Any],
+        direction: Direction,
+        side: Side,
+        services: Mapping[str, Any],
+    ) -> bool:
+        """True when :meth:`extend` cannot add an item to ``message`` (an envelope without headers).
+
+        Then an ordinary message may skip extraction altogether (the engine's fast route,
+        which itself refuses any request carrying ``_meta``). Without headers a client
+        request interests the client-request rules only through ``_meta`` or a tool argument
+        the policy names.
+        """
+        if direction is Direction.CLIENT_TO_SERVER:
+            if side not in self.client_sides or not self.argument_names:
+                return True
+            if message.get("method") != "tools/call":
+                return True
+            params = message.get("params")
+            arguments = params.get("arguments") if isinstance(params, dict) else None
+            return not (
+                isinstance(arguments, dict) and not self.argument_names.isdisjoint(arguments)
+            )
+        scan_all = self.server_sides.get(side)
+        if scan_all is None:
+            return True
+        if scan_all:
+            return False
+        vault = services.get("vault")
+        return vault is None or not len(vault)
+
     def extend(
         self,
         envelope: Envelope,

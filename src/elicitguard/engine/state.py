@@ -37,9 +37,22 @@ class MemoryStateStore:
         self.evictions = 0
         self.expirations = 0
         self._sessions: OrderedDict[str, SessionState] = OrderedDict()
+        #: The session asked for last: most calls ask for the same one again, and it is
+        #: already the newest in ``_sessions``, so the reordering can be skipped.
+        self._last_key: str | None = None
+        self._last: SessionState | None = None
 
     def get(self, key: str) -> SessionState:
         now = time.monotonic()
+        last = self._last
+        if last is not None and key == self._last_key and now - last.last_seen <= self.ttl_s:
+            last.last_seen = now
+            return last
+        state = self._get(key, now)
+        self._last_key, self._last = key, state
+        return state
+
+    def _get(self, key: str, now: float) -> SessionState:
         sessions = self._sessions
         state = sessions.get(key)
         if state is not None and now - state.last_seen > self.ttl_s:
@@ -59,6 +72,8 @@ class MemoryStateStore:
 
     def drop(self, key: str) -> None:
         self._sessions.pop(key, None)
+        if key == self._last_key:
+            self._last_key, self._last = None, None
 
     def __len__(self) -> int:
         return len(self._sessions)

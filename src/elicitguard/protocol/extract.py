@@ -36,11 +36,12 @@ from elicitguard.protocol.session import (
 from elicitguard.protocol.versions import (
     META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION,
+    MODERN_VERSIONS,
     is_modern,
     normalise_version,
 )
 
-__all__ = ["ELICITATION_METHODS", "escape_pointer", "extract"]
+__all__ = ["ELICITATION_METHODS", "escape_pointer", "extract", "fast_ordinary"]
 
 ELICITATION_METHODS = frozenset({"elicitation/create"})
 URL_ELICITATION_REQUIRED = -32042
@@ -75,6 +76,74 @@ def extract(envelope: Envelope, state: SessionState, default_era: str | None = N
     if envelope.direction is Direction.CLIENT_TO_SERVER:
         return _client_response(envelope, msg, state, default_era)
     return _server_response(envelope, msg, state, default_era)
+
+
+#: Keys of a result that may make it elicitation (InputRequiredResult, tasks, 2026-07-28
+#: result types); a result without any of them is an ordinary answer.
+_RESULT_MARKERS = frozenset({"resultType", "inputRequests", "status", "task"})
+#: Keys of a request's params that make it more than ordinary (2026-07-28 rounds, ``_meta``).
+_REQUEST_MARKERS = frozenset({"_meta", "inputResponses", "requestState"})
+#: Requests whose answers :func:`extract` reads (the negotiated version, a task's status).
+_ANSWER_READ = frozenset({"initialize", "tasks/get"})
+
+
+def fast_ordinary(
+    msg: dict[str, Any], direction: Direction, state: SessionState, default_era: str | None
+) -> bool:
+    """Handle ``msg`` as ordinary traffic if it provably is; ``False`` leaves ``state`` as it was.
+
+    The same answer :func:`extract` gives, for the messages most traffic is made of, without
+    building anything: for an envelope without headers or an explicit protocol version, a
+    ``True`` here means :func:`extract` would have found no item and made exactly these
+    changes to ``state`` (a client request remembered by id, a server answer's request
+    forgotten). Anything that might matter (initialize, ``_meta``, retries, elicitation
+    methods, tasks, errors, results with a ``resultType``, an answer to an open server
+    request, the 2026-07-28 era) returns ``False`` for :func:`extract` to judge, with
+    ``state`` as it was except that an answered request's entry may have moved to the
+    newest place of its map (:func:`extract` removes it right after).
+    """
+    method = msg.get("method")
+    if isinstance(method, str):
+        if "id" not in msg:
+            return method != "notifications/elicitation/complete"
+        if direction is Direction.SERVER_TO_CLIENT:
+            return method != "elicitation/create" and method != "tasks/result"
+        if method == "initialize" or method in _RETRY_METHODS:
+            return False
+        params = msg.get("params")
+        if isinstance(params, dict):
+            if not _REQUEST_MARKERS.isdisjoint(params):
+                return False
+        else:
+            params = None
+        era = state.era or default_era
+        if era in MODERN_VERSIONS:
+            return False
+        value = msg["id"]
+        if not isinstance(value, (dict, list)):
+            state.pending_client.put(
+                (type(value).__name__, value), PendingClientRequest(method, era, None, params)
+            )
+        return True
+    if "id" not in msg or ("result" not in msg and "error" not in msg):
+        return True
+    value = msg["id"]
+    key = None if isinstance(value, (dict, list)) else (type(value).__name__, value)
+    if direction is Direction.CLIENT_TO_SERVER:
+        return key is None or key not in state.pending_server
+    if "error" in msg:
+        return False
+    result = msg["result"]
+    if isinstance(result, dict) and not _RESULT_MARKERS.isdisjoint(result):
+        return False
+    if key is None:
+        return True
+    pending = state.pending_client.pop(key)
+    if pending is not None and pending.method in _ANSWER_READ:
+        # extract reads this answer; it will pop the request again, so put it back.
+        state.pending_client.put(key, pending)
+        return False
+    return True
 
 
 def _era(envelope: Envelope, state: SessionState, default_era: str | None) -> str | None:
