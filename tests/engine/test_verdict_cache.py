@@ -171,6 +171,17 @@ def test_key_separates_everything_a_pure_check_reads() -> None:
     assert len(set(variants)) == len(variants)
 
 
+def test_a_fresh_elicitation_id_shares_the_key_but_its_shape_does_not() -> None:
+    """URL requests differing only in a non-empty string id share hits; other ids do not."""
+
+    def key(eid: Any) -> Any:
+        data = {"mode": "url", "url": "https://a.example/x", "message": "m", "elicitationId": eid}
+        return item_key(_item(data=data), None, Side.PROXY, Direction.SERVER_TO_CLIENT)
+
+    assert key("e-1") == key("e-2")
+    assert len({key("e-1"), key(""), key(7), key(None)}) == 4
+
+
 def test_uncacheable_items_have_no_key() -> None:
     """Data JSON cannot encode (a lone surrogate) and oversized items are judged afresh."""
     assert (

@@ -51,7 +51,8 @@ def check(name: str, *, pure: bool = False) -> Callable[[CheckFn], CheckFn]:
     ``pure=True`` promises that the check's hits depend only on what
     :func:`elicitguard.engine.verdicts.item_key` covers: the item's kind, pointer, era,
     method, mode, request mode, declared capability, requested schema, location facts and
-    data, and the context's environment, lists, server and side (plus the rule's params,
+    data (of a URL request's ``elicitationId`` only whether it is a non-empty string), and
+    the context's environment, lists, server and side (plus the rule's params,
     fixed per policy). Never the session, the envelope's headers or principal, the clock or
     services. The engine then reuses its hits for an identical item instead of running it
     again; a check that breaks the promise would be judged on an earlier message.

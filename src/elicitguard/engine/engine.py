@@ -147,6 +147,17 @@ class Engine:
                     line=exception.line,
                 )
 
+    def warm_up(self) -> None:
+        """Load the data checks load on first use now (see :mod:`elicitguard.engine.warmup`).
+
+        Proxies call it before serving and the linter before reading, so that the first
+        elicitation does not carry a tenth of a second of loading. This engine's state is
+        not touched.
+        """
+        from elicitguard.engine.warmup import warm_up
+
+        warm_up(self.policy)
+
     # --- evaluation ---------------------------------------------------------------------
 
     def evaluate(self, envelope: Envelope) -> Decision:

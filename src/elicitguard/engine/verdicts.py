@@ -10,8 +10,9 @@ the principal, the clock or a service run on every message as before.
 
 The key is a 128-bit BLAKE2b digest of the item's kind, pointer, era, method, mode, request
 mode, declared capability, requested schema, location facts and data (JSON, in the order
-the message had them), plus the server name, side and direction: two items share hits only
-when a check could not tell them apart. The cache is per engine (one policy, one set of
+the message had them; a URL request's ``elicitationId``, fresh on every request, counts
+only as "a non-empty string" or its actual value otherwise), plus the server name, side
+and direction: two items share hits only when a check could not tell them apart. The cache is per engine (one policy, one set of
 lists and params), bounded, and forgets its oldest entries first. Items whose data JSON
 cannot encode (lone surrogates) or that are larger than :data:`MAX_KEY_BYTES` are not
 cached: they are judged afresh each time.
@@ -27,7 +28,7 @@ import orjson
 
 from elicitguard.engine.decision import Hit
 from elicitguard.protocol.envelope import Direction, Side
-from elicitguard.protocol.items import ABSENT, Item
+from elicitguard.protocol.items import ABSENT, Item, ItemKind
 
 __all__ = ["MAX_KEY_BYTES", "VerdictCache", "item_key"]
 
@@ -37,6 +38,7 @@ MAX_KEY_BYTES = 64 * 1024
 LOCATION_FACTS = ("pushed", "embedded", "in_error", "mode_present")
 
 _ABSENT_MARK = "\x00absent"
+_ID_MARK = "\x00id"
 
 
 def _default(value: Any) -> Any:
@@ -50,6 +52,12 @@ def item_key(
 ) -> tuple[bytes, str | None, Side, Direction] | None:
     """The cache key of ``item``, or ``None`` when it cannot be cached."""
     facts = item.facts
+    data = item.data
+    if item.kind is ItemKind.URL_REQUEST and isinstance(data, dict) and "elicitationId" in data:
+        # A fresh id on every URL request; pure checks only ask whether it is a non-empty
+        # string, so that is all the key keeps of it.
+        eid = data["elicitationId"]
+        data = {**data, "elicitationId": _ID_MARK if isinstance(eid, str) and eid else eid}
     try:
         blob = orjson.dumps(
             (
@@ -65,7 +73,7 @@ def item_key(
                 [facts.get(name, _ABSENT_MARK) for name in LOCATION_FACTS],
                 item.capabilities,
                 item.schema,
-                item.data,
+                data,
             ),
             default=_default,
         )

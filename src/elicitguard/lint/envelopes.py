@@ -66,7 +66,7 @@ def read_lines(stream: IO[bytes], max_bytes: int) -> Iterator[CapturedLine]:
             yield CapturedLine(number, None, size)
             continue
         line = chunk.rstrip(b"\r\n")
-        if line.strip():
+        if line and not line.isspace():
             yield CapturedLine(number, line, size)
 
 
@@ -97,45 +97,59 @@ def to_envelope(line: bytes, *, max_bytes: int, max_depth: int) -> Envelope:
     return envelope_from_dict(value, raw=line)
 
 
+_DIRECTIONS = {d.value: d for d in Direction}
+_TRANSPORTS = {t.value: t for t in Transport}
+_TEXT_KEYS = ("session", "ts", "protocol_version", "server")
+
+
 def envelope_from_dict(value: dict[str, Any], *, raw: bytes | None = None) -> Envelope:
     """Validate an envelope object; unknown keys are refused with the accepted ones named."""
-    unknown = set(value) - _ENVELOPE_KEYS
-    if unknown:
+    if not _ENVELOPE_KEYS.issuperset(value):
+        unknown = set(value) - _ENVELOPE_KEYS
         # Key names are echoed only when they look like names: a key can hold anything.
         names = ", ".join(
             sorted(k if _NAME.fullmatch(k) else "(a key that looks like data)" for k in unknown)
         )
         msg = f"unknown envelope key(s) {names}; accepted: {', '.join(sorted(_ENVELOPE_KEYS))}"
         raise FrameError("bad_envelope", msg)
-    direction = value.get("direction")
-    if direction not in ("client_to_server", "server_to_client"):
+    direction = _DIRECTIONS.get(value.get("direction"))  # type: ignore[arg-type]
+    if direction is None:
         msg = "envelope `direction` must be client_to_server or server_to_client"
         raise FrameError("bad_envelope", msg)
     message = value.get("message")
-    if isinstance(message, list):
-        raise FrameError("batch", "JSON-RPC batches are not part of MCP; one message per line")
     if not isinstance(message, dict):
+        if isinstance(message, list):
+            raise FrameError("batch", "JSON-RPC batches are not part of MCP; one message per line")
         raise FrameError("bad_envelope", "envelope `message` must be a JSON-RPC object")
     transport = value.get("transport")
-    if transport is not None and transport not in ("stdio", "http"):
-        raise FrameError("bad_envelope", "envelope `transport` must be stdio or http")
-    headers = value.get("headers") or {}
-    if not isinstance(headers, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-    ):
+    if transport is not None:
+        transport = _TRANSPORTS.get(transport)
+        if transport is None:
+            raise FrameError("bad_envelope", "envelope `transport` must be stdio or http")
+    headers = value.get("headers")
+    if headers:
+        if not isinstance(headers, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+        ):
+            raise FrameError("bad_envelope", "envelope `headers` must map strings to strings")
+        headers = {k.lower(): v for k, v in headers.items()}
+    elif headers is not None and not isinstance(headers, dict):
         raise FrameError("bad_envelope", "envelope `headers` must map strings to strings")
-    for key in ("session", "ts", "protocol_version", "server"):
-        if value.get(key) is not None and not isinstance(value[key], str):
+    for key in _TEXT_KEYS:
+        text = value.get(key)
+        if text is not None and not isinstance(text, str):
             raise FrameError("bad_envelope", f"envelope `{key}` must be a string")
-    return Envelope(
-        message=message,
-        direction=Direction(direction),
-        side=Side.CAPTURE,
-        transport=Transport(transport) if transport is not None else None,
-        session=value.get("session"),
-        headers={k.lower(): v for k, v in headers.items()},
+    envelope = Envelope(
+        message,
+        direction,
+        Side.CAPTURE,
+        transport,
+        value.get("session"),
         server=value.get("server"),
         ts=value.get("ts"),
         protocol_version=value.get("protocol_version"),
         raw=raw,
     )
+    if headers:
+        envelope.headers = headers
+    return envelope

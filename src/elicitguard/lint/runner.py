@@ -170,6 +170,7 @@ class Linter:
         self.engine = engine
         self.input_format = input_format
         self.server_name = server_name
+        engine.warm_up()  # load lexicons, tables and lists before the first file
 
     def lint_paths(
         self, paths: Iterable[Path], progress: Callable[[int], None] | None = None
