@@ -554,6 +554,8 @@ class Relay:
         #: client, opened (or refused with -32602) before the server sees a retry.
         self.sealing = sealing
         self.bad_frames = 0
+        # Load lexicons, tables and lists now rather than inside the first user's request.
+        engine.warm_up()
 
     def envelope(
         self,
