@@ -207,6 +207,34 @@ class Engine:
             self.audit.count_fast_path()
         return decision
 
+    def fast_path(
+        self,
+        message: dict[str, Any],
+        direction: Direction,
+        side: Side = Side.CAPTURE,
+        session: str | None = None,
+    ) -> bool:
+        """Decide ``message`` here if it is provably ordinary traffic; ``False``: call evaluate.
+
+        For a message seen without headers or an explicit protocol version (a capture line,
+        a stdio frame). ``True`` means the message needed no rule, its session bookkeeping
+        is done and it was counted, exactly as :meth:`evaluate` would have done; ``False``
+        leaves everything for :meth:`evaluate` to judge.
+        """
+        if (direction, side) not in self._always_quiet and not self._ordinary.quiet(
+            message, direction, side, self.services
+        ):
+            return False
+        try:
+            handled = fast_ordinary(
+                message, direction, self.store.get(session or ""), self.default_era
+            )
+        except Exception:  # evaluate() judges it and records any failure
+            return False
+        if handled:
+            self._counters["fast_path"] += 1
+        return handled
+
     def evaluate_message(
         self,
         message: dict[str, Any],
@@ -222,21 +250,9 @@ class Engine:
         (``transport``, ``server``, ``headers``, ``principal``, ``raw``, ...).
         """
         if (
-            not context.get("headers") and context.get("protocol_version") is None
-            if context
-            else True
-        ) and (
-            (direction, side) in self._always_quiet
-            or self._ordinary.quiet(message, direction, side, self.services)
-        ):
-            state = self.store.get(session or "")
-            try:
-                handled = fast_ordinary(message, direction, state, self.default_era)
-            except Exception:  # evaluate() below judges it and records any failure
-                handled = False
-            if handled:
-                self._counters["fast_path"] += 1
-                return self._fast
+            not context or (not context.get("headers") and context.get("protocol_version") is None)
+        ) and self.fast_path(message, direction, side, session):
+            return self._fast
         return self.evaluate(Envelope(message, direction, side=side, session=session, **context))
 
     def _run_items(

@@ -22,7 +22,15 @@ from elicitguard.errors import FrameError
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.parsing import parse_frame
 
-__all__ = ["CapturedLine", "LineError", "read_envelopes", "read_lines", "to_envelope"]
+__all__ = [
+    "CapturedLine",
+    "LineError",
+    "plain_envelope",
+    "read_envelopes",
+    "read_lines",
+    "to_envelope",
+    "too_large",
+]
 
 _CHUNK = 1 << 20
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_-]{0,23}")
@@ -76,11 +84,7 @@ def read_envelopes(
     """Yield ``(line, envelope)`` or ``(line, LineError)`` for each non-blank line."""
     for captured in read_lines(stream, max_bytes):
         if captured.data is None:
-            error = FrameError(
-                "too_large",
-                f"line of {captured.size} bytes is over the limit of {max_bytes} bytes",
-            )
-            yield captured.line, LineError(captured.line, error)
+            yield captured.line, too_large(captured, max_bytes)
             continue
         try:
             yield (
@@ -89,6 +93,14 @@ def read_envelopes(
             )
         except FrameError as exc:
             yield captured.line, LineError(captured.line, exc)
+
+
+def too_large(captured: CapturedLine, max_bytes: int) -> LineError:
+    """The error of a line the reader skipped for being over the size limit."""
+    error = FrameError(
+        "too_large", f"line of {captured.size} bytes is over the limit of {max_bytes} bytes"
+    )
+    return LineError(captured.line, error)
 
 
 def to_envelope(line: bytes, *, max_bytes: int, max_depth: int) -> Envelope:
@@ -153,3 +165,29 @@ def envelope_from_dict(value: dict[str, Any], *, raw: bytes | None = None) -> En
     if headers:
         envelope.headers = headers
     return envelope
+
+
+_PLAIN_KEYS = frozenset({"direction", "message", "session", "ts", "transport", "server"})
+
+
+def plain_envelope(value: Any) -> tuple[dict[str, Any], Direction, str | None] | None:
+    """``(message, direction, session)`` of a valid envelope without headers or version.
+
+    The linter's fast lane: such a line can be judged without an :class:`Envelope` when its
+    message is ordinary. ``None`` for anything else (headers, a protocol version, or any
+    problem), which :func:`envelope_from_dict` then judges and reports.
+    """
+    if type(value) is not dict or not _PLAIN_KEYS.issuperset(value):
+        return None
+    direction = _DIRECTIONS.get(value.get("direction"))  # type: ignore[arg-type]
+    message = value.get("message")
+    if direction is None or type(message) is not dict:
+        return None
+    transport = value.get("transport")
+    if transport is not None and transport not in _TRANSPORTS:
+        return None
+    session = value.get("session")
+    for text in (session, value.get("ts"), value.get("server")):
+        if text is not None and not isinstance(text, str):
+            return None
+    return message, direction, session

@@ -23,7 +23,14 @@ from elicitguard.engine.decision import Action, Decision, Finding, Severity
 from elicitguard.engine.engine import Engine
 from elicitguard.errors import FrameError
 from elicitguard.lint.capture import CaptureStream, InputFormat, Location, Skipped
-from elicitguard.lint.envelopes import LineError, read_envelopes, read_lines
+from elicitguard.lint.envelopes import (
+    LineError,
+    envelope_from_dict,
+    plain_envelope,
+    read_envelopes,
+    read_lines,
+    too_large,
+)
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import parse_frame
@@ -192,6 +199,9 @@ class Linter:
         if input_format == "auto":
             input_format = detect_format(path, self.engine.policy.limits.max_message_bytes)
         with path.open("rb") as stream:
+            if input_format == "envelope":
+                self._lint_envelopes(stream, label, result, progress)
+                return
             for where, entry in self._read(stream, input_format):
                 if progress is not None:
                     progress(stream.tell())
@@ -208,6 +218,48 @@ class Linter:
                     self._line_error(label, where, entry, result)
                     continue
                 self._evaluate(label, where, entry, result)
+
+    def _lint_envelopes(
+        self,
+        stream: Any,
+        label: str,
+        result: LintResult,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        """Envelope JSONL, the common case, with a fast lane for ordinary lines.
+
+        A plain line (no headers, no protocol version) whose message is ordinary traffic is
+        decided by :meth:`Engine.fast_path` without building an :class:`Envelope`; every
+        other line goes the way :func:`read_envelopes` and :meth:`_evaluate` take it.
+        """
+        limits = self.engine.policy.limits
+        max_bytes, max_depth = limits.max_message_bytes, limits.max_depth
+        fast_path = self.engine.fast_path
+        prefix = label + "\x00"
+        capture = Side.CAPTURE
+        for captured in read_lines(stream, max_bytes):
+            if progress is not None:
+                progress(stream.tell())
+            result.messages += 1
+            line = captured.data
+            if line is None:
+                self._line_error(
+                    label, Location(line=captured.line), too_large(captured, max_bytes), result
+                )
+                continue
+            try:
+                value = parse_frame(line, max_bytes=max_bytes, max_depth=max_depth + 1)
+                plain = plain_envelope(value)
+                if plain is not None and fast_path(
+                    plain[0], plain[1], capture, prefix + (plain[2] or "")
+                ):
+                    continue
+                envelope = envelope_from_dict(value, raw=line)
+            except FrameError as exc:
+                where = Location(line=captured.line)
+                self._line_error(label, where, LineError(captured.line, exc), result)
+                continue
+            self._evaluate(label, Location(line=captured.line), envelope, result)
 
     def _read(self, stream: Any, input_format: str) -> CaptureStream:
         limits = self.engine.policy.limits
