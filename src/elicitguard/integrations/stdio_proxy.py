@@ -5,6 +5,16 @@ configuration. It spawns the server, relays newline-delimited JSON-RPC both ways
 one :class:`~elicitguard.integrations.actions.Relay`, and passes the server's stderr
 straight through. Every frame is parsed once; frames nobody changes go on byte for byte.
 
+Each direction is pumped by its own thread with blocking pipe I/O (:mod:`.pipes` says why
+not the event loop). The frames of one read are judged together under one lock (the
+:class:`Relay` and the pending maps are shared) and what they produce leaves in one
+``write`` per destination; when every frame of a read goes on unchanged, that write is the
+chunk as read. Ordinary traffic takes the engine's fast route
+(:meth:`~elicitguard.engine.engine.Engine.evaluate_message`, no envelope built). The event
+loop keeps the rest: the child process, signals, the request-timeout watchdog and shutdown.
+A client given as asyncio streams (embedding, tests) is read by a task that hands each
+chunk to a thread.
+
 Lifecycle, as the MCP stdio transport describes it:
 
 * the client closes our stdin: we close the server's stdin, wait ``shutdown_timeout``
@@ -27,11 +37,11 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from elicitguard.errors import FrameError
 from elicitguard.integrations.actions import (
@@ -41,101 +51,26 @@ from elicitguard.integrations.actions import (
     Relay,
     Replace,
     Reply,
+    act,
     dumps,
     error_response,
 )
+from elicitguard.integrations.lines import ByteReader, Line, LineReader, LineSplitter
+from elicitguard.integrations.pipes import CHUNK, ByteWriter, FdSink, Sink, StreamSink, read_chunks
 from elicitguard.integrations.recorder import Recorder
 from elicitguard.protocol.envelope import Direction
 
-__all__ = ["INTERNAL_ERROR", "LineReader", "StdioProxy", "exit_status"]
+__all__ = ["INTERNAL_ERROR", "LineReader", "StdioProxy", "exit_status", "serve_stdio"]
 
 INTERNAL_ERROR = -32603
 SESSION = "stdio"
-_CHUNK = 1 << 16
-_HEAD = 8192
 _FORWARDED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 _MAX_PENDING = 65536
-
-
-class ByteReader(Protocol):
-    """What the proxy reads from: ``asyncio.StreamReader`` fits."""
-
-    async def read(self, n: int = -1) -> bytes: ...
-
-
-class ByteWriter(Protocol):
-    """What the proxy writes to: ``asyncio.StreamWriter`` fits."""
-
-    def write(self, data: bytes) -> None: ...
-
-    async def drain(self) -> None: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One line read: its bytes (only the head when ``oversize``) and its full size."""
-
-    data: bytes
-    oversize: bool
-    size: int
-
-
-class LineReader:
-    """Splits a byte stream into lines without ever holding more than the limit."""
-
-    def __init__(self, stream: ByteReader, max_bytes: int) -> None:
-        self._stream = stream
-        self._max = max_bytes
-        self._buf = bytearray()
-        self._skipping = False
-        self._head = b""
-        self._skipped = 0
-
-    async def next(self) -> Line | None:
-        """The next non-blank line; ``None`` at the end of the stream."""
-        while True:
-            line = self._take()
-            if line is not None:
-                if line.oversize or line.data.strip():
-                    return line
-                continue
-            chunk = await self._stream.read(_CHUNK)
-            if not chunk:
-                return self._finish()
-            self._buf += chunk
-
-    def _take(self) -> Line | None:
-        newline = self._buf.find(b"\n")
-        if newline < 0:
-            if self._skipping:
-                self._skipped += len(self._buf)
-                self._buf.clear()
-            elif len(self._buf) > self._max:
-                self._skipping = True
-                self._head = bytes(self._buf[:_HEAD])
-                self._skipped = len(self._buf)
-                self._buf.clear()
-            return None
-        data = bytes(self._buf[:newline])
-        del self._buf[: newline + 1]
-        if self._skipping:
-            self._skipping = False
-            return Line(self._head, True, self._skipped + len(data))
-        if len(data) > self._max:
-            return Line(data[:_HEAD], True, len(data))
-        return Line(data, False, len(data))
-
-    def _finish(self) -> Line | None:
-        if self._skipping:
-            self._skipping = False
-            return Line(self._head, True, self._skipped)
-        if self._buf.strip():
-            data = bytes(self._buf)
-            self._buf.clear()
-            return Line(data, False, len(data))
-        return None
+_C2S = Direction.CLIENT_TO_SERVER
+_S2C = Direction.SERVER_TO_CLIENT
+#: What :meth:`StdioProxy._handle` reports, as bits.
+_CLOSE = 1
+_CHANGED = 2
 
 
 def exit_status(returncode: int | None) -> int:
@@ -182,46 +117,127 @@ class StdioProxy:
         self.process: asyncio.subprocess.Process | None = None
         self.client_gone = False
         self._closing = False
+        self._stopping = False
         self._shutdown: asyncio.Task[None] | None = None
+        #: Guards the relay, the recorder and the pending maps (one pump thread per direction).
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._fast_context = {
+            "transport": relay.transport,
+            "server": relay.server,
+            "location": relay.location,
+        }
 
     # --- running ------------------------------------------------------------------------
 
-    async def run(self, client_in: ByteReader, client_out: ByteWriter) -> int:
-        """Relay until the server exits; return the exit status to propagate."""
-        process = await asyncio.create_subprocess_exec(
-            *self.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=None,
-            env=self.env,
-        )
-        self.process = process
-        if process.stdin is None or process.stdout is None:  # pragma: no cover - PIPE asked
-            raise RuntimeError("the server's stdin and stdout were not opened as pipes")
-        self._client_out = client_out
-        self._server_in = process.stdin
-        upstream = asyncio.create_task(self._pump_server(process.stdout))
-        downstream = asyncio.create_task(self._pump_client(client_in))
-        exited = asyncio.create_task(process.wait())
-        watchdog = asyncio.create_task(self._watch_timeouts()) if self.request_timeout else None
+    async def run(self, client_in: ByteReader | int, client_out: ByteWriter | int) -> int:
+        """Relay until the server exits; return the exit status to propagate.
+
+        ``client_in`` and ``client_out`` are file descriptors (the command line passes 0 and
+        1) or asyncio streams.
+        """
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        to_server_r, to_server_w = os.pipe()
+        from_server_r, from_server_w = os.pipe()
         try:
-            await asyncio.wait({upstream, exited}, return_when=asyncio.FIRST_COMPLETED)
+            process = await asyncio.create_subprocess_exec(
+                *self.command, stdin=to_server_r, stdout=from_server_w, stderr=None, env=self.env
+            )
+        except BaseException:
+            for fd in (to_server_w, from_server_r):
+                os.close(fd)
+            raise
+        finally:
+            os.close(to_server_r)
+            os.close(from_server_w)
+        self.process = process
+        self._server: Sink = FdSink(to_server_w, owned=True)
+        self._client: Sink = (
+            FdSink(client_out, owned=False)
+            if isinstance(client_out, int)
+            else StreamSink(client_out, loop)
+        )
+        self._wake_r, self._wake_w = os.pipe()
+        upstream = self._in_thread(self._pump_server, from_server_r)
+        downstream: asyncio.Future[None] = (
+            self._in_thread(self._pump_client_fd, client_in)
+            if isinstance(client_in, int)
+            else asyncio.ensure_future(self._pump_client_stream(client_in))
+        )
+        exited = asyncio.ensure_future(process.wait())
+        watchdog = asyncio.ensure_future(self._watch_timeouts()) if self.request_timeout else None
+        try:
+            first: set[asyncio.Future[Any]] = {upstream, exited}
+            await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
             if not upstream.done():
                 # The server exited; a grandchild may still hold its stdout open.
                 done, _ = await asyncio.wait({upstream}, timeout=self.shutdown_timeout)
                 if not done:
-                    upstream.cancel()
-                    await self._fail_in_flight()
+                    self._stop_threads()
+                    await asyncio.to_thread(self._fail_in_flight)
         finally:
-            for task in (upstream, downstream, exited, self._shutdown, watchdog):
+            self._stop_threads()
+            for task in (downstream, exited, self._shutdown, watchdog):
                 if task is not None and not task.done():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await task
             await self._reap()
+            self._client.close()
+            if await self._join_threads():
+                os.close(from_server_r)  # else a thread still holds it: left to process exit
             if self.recorder is not None:
                 self.recorder.close()
         return exit_status(process.returncode)
+
+    def _in_thread(self, target: Callable[[int], None], fd: int) -> asyncio.Future[None]:
+        """Run ``target(fd)`` in a daemon thread; the future completes when it returns."""
+        loop = self._loop
+        future: asyncio.Future[None] = loop.create_future()
+
+        def settle() -> None:
+            if not future.done():
+                future.set_result(None)
+
+        def body() -> None:
+            try:
+                target(fd)
+            finally:
+                with contextlib.suppress(RuntimeError):  # the loop is already closed
+                    loop.call_soon_threadsafe(settle)
+
+        thread = threading.Thread(target=body, name=f"elicitguard{target.__name__}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
+        return future
+
+    def _stop_threads(self) -> None:
+        """Wake the pump threads blocked in ``poll``; they return without judging more."""
+        if not self._stopping:
+            self._stopping = True
+            with contextlib.suppress(OSError):
+                os.write(self._wake_w, b"x")
+
+    async def _join_threads(self) -> bool:
+        """Wait briefly for the pump threads; close the wake-up pipe once they are gone."""
+        deadline = time.monotonic() + 1.0
+        while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        if any(t.is_alive() for t in self._threads):  # blocked writing to a stalled peer
+            return False
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        return True
+
+    def _is_stopping(self) -> bool:
+        return self._stopping
+
+    def _call_soon(self, callback: Callable[..., None], *args: Any) -> None:
+        """Run ``callback`` on the event loop, from any thread."""
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to do
+            self._loop.call_soon_threadsafe(callback, *args)
 
     async def _watch_timeouts(self) -> None:
         """Answer client requests the server has left waiting past ``request_timeout``."""
@@ -230,31 +246,35 @@ class StdioProxy:
         while True:
             await asyncio.sleep(tick)
             now = time.monotonic()
-            expired = [
-                key
-                for key, since in self.client_pending.items()
-                if since is not None and now - since > self.request_timeout
-            ]
-            for key in expired:
-                self.client_pending.pop(key, None)
-                self.timed_out[key] = None
-                while len(self.timed_out) > _MAX_PENDING:
-                    self.timed_out.popitem(last=False)
-                reply = error_response(
-                    key[1],
-                    INTERNAL_ERROR,
-                    "elicitguard: the MCP server did not answer in time",
-                    {
-                        "elicitguard": {
-                            "reason": "upstream_timeout",
-                            "timeout_s": self.request_timeout,
-                        }
-                    },
-                )
-                self.relay.engine.audit.event(
-                    "elicitguard.upstream_timeout", timeout_s=self.request_timeout
-                )
-                await self._to_client(dumps(reply))
+            replies = bytearray()
+            with self._lock:
+                expired = [
+                    key
+                    for key, since in self.client_pending.items()
+                    if since is not None and now - since > self.request_timeout
+                ]
+                for key in expired:
+                    self.client_pending.pop(key, None)
+                    self.timed_out[key] = None
+                    while len(self.timed_out) > _MAX_PENDING:
+                        self.timed_out.popitem(last=False)
+                    reply = error_response(
+                        key[1],
+                        INTERNAL_ERROR,
+                        "elicitguard: the MCP server did not answer in time",
+                        {
+                            "elicitguard": {
+                                "reason": "upstream_timeout",
+                                "timeout_s": self.request_timeout,
+                            }
+                        },
+                    )
+                    self.relay.engine.audit.event(
+                        "elicitguard.upstream_timeout", timeout_s=self.request_timeout
+                    )
+                    replies += dumps(reply) + b"\n"
+            if replies and not await self._client.asend(bytes(replies)):
+                self._client_lost()
 
     def forward_signal(self, signum: int) -> None:
         """Pass a signal the proxy received on to the server."""
@@ -268,8 +288,7 @@ class StdioProxy:
         process = self.process
         if process is None:
             return
-        with contextlib.suppress(Exception):
-            self._server_in.close()
+        self._server.close()
         for escalate in (None, signal.SIGTERM, signal.SIGKILL):
             if escalate is not None and process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -283,76 +302,69 @@ class StdioProxy:
 
     # --- client to server ---------------------------------------------------------------
 
-    async def _pump_client(self, client_in: ByteReader) -> None:
-        reader = LineReader(client_in, self.max_bytes)
+    def _pump_client_fd(self, fd: int) -> None:
+        splitter = LineSplitter(self.max_bytes)
+        try:
+            ended = read_chunks(
+                fd,
+                self._wake_r,
+                self._is_stopping,
+                lambda chunk: self._deliver(splitter.feed(chunk), _C2S, chunk, splitter.whole),
+            )
+            if ended and (tail := splitter.finish()) is not None:
+                self._deliver([tail], _C2S)
+        finally:
+            self._client_done()
+
+    async def _pump_client_stream(self, stream: ByteReader) -> None:
+        splitter = LineSplitter(self.max_bytes)
         try:
             while True:
-                line = await reader.next()
-                if line is None:
-                    break
-                if await self._from_client(line):
+                chunk = await stream.read(CHUNK)
+                lines = splitter.feed(chunk) if chunk else []
+                if not chunk and (tail := splitter.finish()) is not None:
+                    lines.append(tail)
+                if lines:
+                    close: bool = await asyncio.to_thread(self._deliver, lines, _C2S)
+                    if close:
+                        break
+                if not chunk:
                     break
         finally:
-            self.client_gone = True
-            # The client went away: close the server's stdin and give it time to exit.
-            with contextlib.suppress(Exception):
-                self._server_in.close()
-            asyncio.get_running_loop().call_soon(self._schedule_shutdown)
+            self._client_done()
+
+    def _client_done(self) -> None:
+        """The client went away: close the server's stdin and give it time to exit."""
+        self.client_gone = True
+        self._server.close()
+        if not self._stopping:
+            self._call_soon(self._schedule_shutdown)
 
     def _schedule_shutdown(self) -> None:
-        if not self._closing:
+        if not self._closing and not self._stopping:
             self._closing = True
             self._shutdown = asyncio.get_running_loop().create_task(self._reap())
 
-    async def _from_client(self, line: Line) -> bool:
-        """Handle one client line; True when the connection must close."""
-        direction = Direction.CLIENT_TO_SERVER
-        message, outcome = self._evaluate(line, direction)
-        if message is not None and self.recorder is not None:
-            self.recorder.record(message, direction, session=SESSION)
-        if isinstance(outcome, Forward):
-            self._track(message, direction)
-            await self._to_server(line.data)
-        elif isinstance(outcome, Replace):
-            self._track(outcome.message, direction)
-            await self._to_server(outcome.to_bytes())
-        elif isinstance(outcome, Reply):
-            await self._to_client(outcome.to_bytes())
-        elif isinstance(outcome, Drop):
-            await self._fail_waiting(outcome, self.server_pending, self._to_server)
-        return outcome.close
-
     # --- server to client ---------------------------------------------------------------
 
-    async def _pump_server(self, server_out: ByteReader) -> None:
-        reader = LineReader(server_out, self.max_bytes)
-        while True:
-            line = await reader.next()
-            if line is None:
-                break
-            if await self._from_server(line):
-                self.forward_signal(signal.SIGTERM)
-                break
-        await self._fail_in_flight()
-
-    async def _from_server(self, line: Line) -> bool:
-        direction = Direction.SERVER_TO_CLIENT
-        message, outcome = self._evaluate(line, direction)
-        if message is not None and self.recorder is not None:
-            self.recorder.record(message, direction, session=SESSION)
-        if self._late_answer(message):
-            return outcome.close
-        if isinstance(outcome, Forward):
-            self._track(message, direction)
-            await self._to_client(line.data)
-        elif isinstance(outcome, Replace):
-            self._track(outcome.message, direction)
-            await self._to_client(outcome.to_bytes())
-        elif isinstance(outcome, Reply):
-            await self._to_server(outcome.to_bytes())
-        elif isinstance(outcome, Drop):
-            await self._fail_waiting(outcome, self.client_pending, self._to_client)
-        return outcome.close
+    def _pump_server(self, fd: int) -> None:
+        splitter = LineSplitter(self.max_bytes)
+        ended = read_chunks(
+            fd,
+            self._wake_r,
+            self._is_stopping,
+            lambda chunk: self._deliver(splitter.feed(chunk), _S2C, chunk, splitter.whole),
+        )
+        if ended:
+            tail = splitter.finish()
+            closed = tail is not None and self._deliver([tail], _S2C)
+        elif self._stopping:
+            return  # run() answers what is still in flight
+        else:
+            closed = True
+        if closed:
+            self._call_soon(self.forward_signal, signal.SIGTERM)
+        self._fail_in_flight()
 
     def _late_answer(self, message: dict[str, Any] | None) -> bool:
         """True for the server's answer to a request a timeout already answered."""
@@ -364,35 +376,123 @@ class StdioProxy:
         del self.timed_out[key]
         return True
 
-    async def _fail_in_flight(self) -> None:
+    def _fail_in_flight(self) -> None:
         """The server is gone: answer every client request still waiting."""
         returncode = self.process.returncode if self.process is not None else None
         data = {"elicitguard": {"reason": "upstream_closed"}}
-        for key in list(self.client_pending):
-            jsonrpc_id = key[1]
-            reply = error_response(
-                jsonrpc_id,
-                INTERNAL_ERROR,
-                "elicitguard: the MCP server closed its output before answering",
-                data if returncode is None else {**data, "exit_status": exit_status(returncode)},
-            )
-            await self._to_client(dumps(reply))
-        self.client_pending.clear()
+        replies = bytearray()
+        with self._lock:
+            for key in list(self.client_pending):
+                reply = error_response(
+                    key[1],
+                    INTERNAL_ERROR,
+                    "elicitguard: the MCP server closed its output before answering",
+                    data
+                    if returncode is None
+                    else {**data, "exit_status": exit_status(returncode)},
+                )
+                replies += dumps(reply) + b"\n"
+            self.client_pending.clear()
+        if replies:
+            self._to_client(bytes(replies))
 
     # --- shared -------------------------------------------------------------------------
 
-    def _evaluate(self, line: Line, direction: Direction) -> tuple[dict[str, Any] | None, Outcome]:
-        if line.oversize:
-            limit = self.max_bytes
+    def _deliver(
+        self,
+        lines: list[bytes | Line],
+        direction: Direction,
+        chunk: bytes | None = None,
+        whole: bool = False,
+    ) -> bool:
+        """Judge the lines of one read and send what they make; True: close the session.
+
+        What goes to one destination leaves in one write, in order; when every line goes on
+        unchanged and they were the whole ``chunk``, that write is ``chunk`` itself.
+        """
+        if not lines:
+            return False
+        if self._stopping:  # run() is done with the session: judge and send nothing more
+            return True
+        onward: list[bytes] = []
+        back: list[bytes] = []
+        flags = 0
+        with self._lock:
+            for line in lines:
+                flags |= self._handle(line, direction, onward, back)
+                if flags & _CLOSE:
+                    break
+        if onward:
+            if chunk is not None and whole and not flags and len(onward) == len(lines):
+                data = chunk
+            else:
+                onward.append(b"")
+                data = b"\n".join(onward)
+            if direction is _C2S:
+                self._server.send(data)
+            else:
+                self._to_client(data)
+        if back:
+            back.append(b"")
+            if direction is _C2S:
+                self._to_client(b"\n".join(back))
+            else:
+                self._server.send(b"\n".join(back))
+        return bool(flags & _CLOSE)
+
+    def _handle(
+        self, line: bytes | Line, direction: Direction, onward: list[bytes], back: list[bytes]
+    ) -> int:
+        """Judge one line (under the lock): append what goes on and what goes back."""
+        message, outcome = self._evaluate(line, direction)
+        if message is not None and self.recorder is not None:
+            self.recorder.record(message, direction, session=SESSION)
+        flags = _CLOSE if outcome.close else 0
+        if direction is _S2C and self.timed_out and self._late_answer(message):
+            return flags | _CHANGED
+        if isinstance(outcome, Forward):
+            self._track(message, direction)
+            onward.append(line if isinstance(line, bytes) else line.data)
+            return flags
+        flags |= _CHANGED
+        if isinstance(outcome, Replace):
+            self._track(outcome.message, direction)
+            onward.append(outcome.to_bytes())
+        elif isinstance(outcome, Reply):
+            back.append(outcome.to_bytes())
+        elif isinstance(outcome, Drop):
+            waiting = self.server_pending if direction is _C2S else self.client_pending
+            self._fail_waiting(outcome, waiting, onward)
+        return flags
+
+    def _evaluate(
+        self, line: bytes | Line, direction: Direction
+    ) -> tuple[dict[str, Any] | None, Outcome]:
+        """Parse and judge one line; ordinary traffic takes the engine's fast route."""
+        relay = self.relay
+        if isinstance(line, Line):  # only oversized lines come as Line
             error = FrameError(
-                "too_large", f"frame of {line.size} bytes is over the limit of {limit} bytes"
+                "too_large",
+                f"frame of {line.size} bytes is over the limit of {self.max_bytes} bytes",
             )
-            return None, self.relay.bad_frame(line.data, error, direction, session=SESSION)
-        parsed = self.relay.parse(line.data, direction, session=SESSION)
+            return None, relay.bad_frame(line.data, error, direction, session=SESSION)
+        parsed = relay.parse(line, direction, session=SESSION)
         if not isinstance(parsed, dict):
             return None, parsed
-        outcome = self.relay.inspect(parsed, direction, raw=line.data, session=SESSION)
-        return parsed, outcome
+        if relay.sealing is not None:  # sealing rewrites requestState: the relay does it all
+            return parsed, relay.inspect(parsed, direction, raw=line, session=SESSION)
+        try:
+            decision = relay.engine.evaluate_message(
+                parsed, direction, relay.side, SESSION, raw=line, **self._fast_context
+            )
+            if decision.fast_path:
+                return parsed, Forward(decision)
+            envelope = relay.envelope(parsed, direction, raw=line, session=SESSION)
+            state = relay.engine.store.get(SESSION)
+            return parsed, act(decision, envelope, policy=relay.policy, state=state)
+        except Exception as exc:  # as Relay.inspect: a bug here must not take the session down
+            envelope = relay.envelope(parsed, direction, raw=line, session=SESSION)
+            return parsed, relay._failure(envelope, exc)
 
     def _track(self, message: dict[str, Any] | None, direction: Direction) -> None:
         """Keep the per-direction maps of requests waiting for an answer."""
@@ -401,7 +501,7 @@ class StdioProxy:
         key = _id_key(message.get("id"))
         if key is None:
             return
-        to_server = direction is Direction.CLIENT_TO_SERVER
+        to_server = direction is _C2S
         if "method" in message:
             pending = self.client_pending if to_server else self.server_pending
             pending[key] = time.monotonic()
@@ -411,7 +511,9 @@ class StdioProxy:
             answered = self.server_pending if to_server else self.client_pending
             answered.pop(key, None)
 
-    async def _fail_waiting(self, outcome: Drop, pending: OrderedDict[Any, Any], send: Any) -> None:
+    def _fail_waiting(
+        self, outcome: Drop, pending: OrderedDict[Any, Any], out: list[bytes]
+    ) -> None:
         """A dropped frame answered a request: tell the peer that waits for it."""
         key = _id_key(outcome.jsonrpc_id)
         if key is None or key not in pending:
@@ -425,80 +527,18 @@ class StdioProxy:
             "elicitguard dropped the peer's answer: " + outcome.reason,
             {"elicitguard": {"codes": codes, "decision_id": decision_id}},
         )
-        await send(dumps(reply))
+        out.append(dumps(reply))
 
-    async def _to_server(self, data: bytes) -> None:
-        try:
-            self._server_in.write(data + b"\n")
-            await self._server_in.drain()
-        except (ConnectionError, RuntimeError, OSError):
-            pass  # the server is gone; its stdout reaching EOF ends the session
-
-    async def _to_client(self, data: bytes) -> None:
+    def _to_client(self, data: bytes) -> None:
+        """Send to the client from a pump thread; a client that went away ends the session."""
         if self.client_gone and self._closing:
             return
-        try:
-            self._client_out.write(data + b"\n")
-            await self._client_out.drain()
-        except (ConnectionError, RuntimeError, OSError):
-            self.client_gone = True
-            self._schedule_shutdown()
+        if not self._client.send(data):
+            self._client_lost()
 
-
-# --- process plumbing for the command line ----------------------------------------------
-
-
-async def _stdio_streams() -> tuple[ByteReader, ByteWriter]:
-    """Our stdin and stdout as asyncio streams (threads for regular files and odd fds)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=_CHUNK)
-    try:
-        await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader),
-            os.fdopen(0, "rb", buffering=0, closefd=False),
-        )
-        in_stream: ByteReader = reader
-    except (ValueError, OSError):
-        in_stream = _ThreadReader(0)
-    try:
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(1, "wb", buffering=0, closefd=False)
-        )
-        out_stream: ByteWriter = asyncio.StreamWriter(transport, protocol, None, loop)
-    except (ValueError, OSError):
-        out_stream = _ThreadWriter(1)
-    return in_stream, out_stream
-
-
-class _ThreadReader:
-    """Reads a file descriptor asyncio cannot watch (a regular file) in a thread."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    async def read(self, n: int = -1) -> bytes:
-        return await asyncio.to_thread(os.read, self._fd, n if n > 0 else _CHUNK)
-
-
-class _ThreadWriter:
-    """Writes to a file descriptor asyncio cannot watch, in a thread."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._pending = bytearray()
-
-    def write(self, data: bytes) -> None:
-        self._pending += data
-
-    async def drain(self) -> None:
-        data, self._pending = bytes(self._pending), bytearray()
-        view = memoryview(data)
-        while view:
-            written = await asyncio.to_thread(os.write, self._fd, view)
-            view = view[written:]
-
-    def close(self) -> None:
-        pass
+    def _client_lost(self) -> None:
+        self.client_gone = True
+        self._call_soon(self._schedule_shutdown)
 
 
 async def serve_stdio(proxy: StdioProxy) -> int:
@@ -507,9 +547,8 @@ async def serve_stdio(proxy: StdioProxy) -> int:
     for signum in _FORWARDED_SIGNALS:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, proxy.forward_signal, signum)
-    client_in, client_out = await _stdio_streams()
     try:
-        return await proxy.run(client_in, client_out)
+        return await proxy.run(0, 1)
     finally:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
