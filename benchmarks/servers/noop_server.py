@@ -27,7 +27,10 @@ def main() -> None:
         return
     import uvicorn
 
-    sock = socket.socket()
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto is TCP;
+    # without it uvicorn's separate header and body writes stall ~40 ms per response
+    # (Nagle against the client's delayed ACK), which was the whole direct round trip.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     app = mcp.streamable_http_app(host="127.0.0.1", stateless_http=True, json_response=True)

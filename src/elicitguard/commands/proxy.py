@@ -67,7 +67,26 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="how long to wait for the upstream to accept a connection",
     )
+    http.add_argument(
+        "--request-timeout",
+        type=_positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="answer a request with an error (HTTP 504, JSON-RPC -32603) when the server "
+        "sends no headers or no complete JSON body within this time, or leaves a POST's "
+        "event stream silent this long; audited (default: wait as long as the server takes)",
+    )
     http.set_defaults(handler=_run_http)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
+    return value
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -213,6 +232,7 @@ def _run_http(args: argparse.Namespace) -> int:
             record_raw=args.record_raw,
             port_file=args.port_file,
             connect_timeout=args.connect_timeout,
+            request_timeout=args.request_timeout,
             sealing=sealing,
             auth=auth,
         )

@@ -30,6 +30,7 @@ connection still finds the entries the guard removed.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import dataclasses
 import hashlib
@@ -59,6 +60,7 @@ from elicitguard.protocol.session import BoundedMap, ChainState, SessionState
 from elicitguard.protocol.versions import META_PROTOCOL_VERSION
 
 __all__ = [
+    "UPSTREAM_END",
     "ASGIApp",
     "ElicitGuardMiddleware",
     "Receive",
@@ -74,6 +76,13 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 INTERNAL_ERROR = -32603
+#: Scope key the forwarding app sets when it cut the upstream's answer short on purpose (a
+#: timeout, a shutdown): ``{"reason": ..., **details}``, carried by the error the client gets.
+UPSTREAM_END = "elicitguard.upstream_end"
+_END_MESSAGES = {
+    "upstream_timeout": "elicitguard: the MCP server did not answer in time",
+    "proxy_shutdown": "elicitguard: the proxy is shutting down",
+}
 _NO_ID = object()
 _NAMED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 C2S = Direction.CLIENT_TO_SERVER
@@ -484,13 +493,14 @@ class ElicitGuardMiddleware:
         if exchange.request_id is _NO_ID or exchange.answered:
             return None
         exchange.answered = True
+        end = exchange.scope.get(UPSTREAM_END)
+        if isinstance(end, dict) and end.get("reason") in _END_MESSAGES:
+            message, data = _END_MESSAGES[end["reason"]], dict(end)
+        else:
+            message = "elicitguard: the MCP server closed the stream before answering"
+            data = {"reason": "upstream_closed"}
         return dumps(
-            error_response(
-                exchange.request_id,
-                INTERNAL_ERROR,
-                "elicitguard: the MCP server closed the stream before answering",
-                {"elicitguard": {"reason": "upstream_closed"}},
-            )
+            error_response(exchange.request_id, INTERNAL_ERROR, message, {"elicitguard": data})
         )
 
     async def _reply_to_server(self, body: bytes, exchange: _Exchange) -> None:
@@ -509,10 +519,19 @@ class ElicitGuardMiddleware:
         scope = dict(exchange.scope)
         scope.update(method="POST", headers=headers)
 
-        async def discard(message: Message) -> None:
-            return None
+        answered = asyncio.Event()
 
-        await self.app(scope, _replay(body, None), discard)
+        async def discard(message: Message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                answered.set()
+
+        async def until_answered() -> Message:
+            # Nobody can leave this request early: it "disconnects" once answered, as a
+            # finished request does under uvicorn (a forwarding app watches for leavers).
+            await answered.wait()
+            return {"type": "http.disconnect"}
+
+        await self.app(scope, _replay(body, until_answered), discard)
 
     def _record(self, message: dict[str, Any], direction: Direction, exchange: _Exchange) -> None:
         if self.recorder is not None:
@@ -621,6 +640,8 @@ class _ResponseFilter:
             out = self.guard._dropped(outcome, self.exchange) or self.guard.unanswered(
                 self.exchange
             )
+        elif self.exchange.scope.get(UPSTREAM_END) is not None:
+            out = self.guard.unanswered(self.exchange)  # cut short on purpose: say why
         elif not data.strip():
             out = data
         else:

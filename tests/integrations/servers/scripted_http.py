@@ -156,7 +156,10 @@ app = Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST"]), Route("/sta
 def main() -> None:
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on sockets whose proto is TCP,
+    # and without it uvicorn's separate header and body writes stall ~40 ms (Nagle with
+    # the client's delayed ACK) on every response.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
