@@ -24,6 +24,7 @@ Run alone: ``.venv/bin/python benchmarks/bench_identity.py [--quick]``.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import io
 import json
@@ -99,16 +100,15 @@ def _result(rid: int) -> dict[str, Any]:
     }
 
 
-def _sealing_pairs(
-    n: int, store: SecureStore, keys: KeyRing, label: str, batches: int
-) -> list[Pair]:
-    """Seal n results per round; open n retries per round (tokens prepared beforehand:
-    each is single use, so every round needs fresh ones)."""
+def _sealing_pairs(n: int, store: SecureStore, keys: KeyRing, label: str) -> list[Pair]:
+    """Seal n results per round; open n retries per round. Each sealed state opens once, so
+    every run of the opening subject gets a fresh batch, sealed untimed beforehand
+    (``Pair.prepare``): however many rounds and warm-ups the harness does."""
     guard = RequestStateGuard(RequestStateSealer(keys, store, ttl_s=3600))
     result_frames = [orjson.dumps(_result(i)) for i in range(n)]
     ids = iter(range(10**9))
-    prepared: list[list[bytes]] = []
-    for _ in range(batches):
+
+    def sealed_batch() -> list[bytes]:
         batch: list[bytes] = []
         for _ in range(n):
             rid = next(ids)
@@ -116,8 +116,10 @@ def _sealing_pairs(
             out = guard.server_message(_result(rid))
             assert out.message is not None
             batch.append(orjson.dumps(_request(rid + 1, out.message["result"]["requestState"])))
-        prepared.append(batch)
-    retry_frames = prepared[0]
+        return batch
+
+    retry_frames = sealed_batch()  # the baseline parses these; they are never opened
+    prepared: list[list[bytes]] = []
 
     def seal() -> None:
         for frame in result_frames:
@@ -153,12 +155,13 @@ def _sealing_pairs(
             None,
             "",
             "orjson.loads",
+            prepare=lambda: prepared.append(sealed_batch()),
         )
     )
     return pairs
 
 
-def _redis(n: int, keys: KeyRing, batches: int) -> tuple[list[Pair], Callable[[], None]]:
+def _redis(n: int, keys: KeyRing) -> tuple[list[Pair], Callable[[], None]]:
     binary = shutil.which("redis-server")
     if binary is None:
         return [], lambda: None
@@ -186,11 +189,13 @@ def _redis(n: int, keys: KeyRing, batches: int) -> tuple[list[Pair], Callable[[]
     store = RedisStore(f"redis://127.0.0.1:{port}/0", keys)
 
     def stop() -> None:
+        if process.poll() is not None:  # already stopped (main() and atexit both call this)
+            return
         store.close()
         process.terminate()
         process.wait(timeout=10)
 
-    return _sealing_pairs(n, store, keys, "redis", batches), stop
+    return _sealing_pairs(n, store, keys, "redis"), stop
 
 
 def _token_pair(n: int) -> Pair:
@@ -269,11 +274,11 @@ ROUNDS = 31
 def pairs(quick: bool) -> list[Pair]:
     """Sealing, opening, token verification and the vault, each next to its baseline."""
     n = 200 if quick else 1_000
-    batches = (ROUNDS_QUICK if quick else ROUNDS) + 3  # rounds plus warm-up
     keys = _keys()
-    result = _sealing_pairs(n, MemoryStore(keys), keys, "memory", batches)
-    redis_pairs, stop = _redis(n // 4, keys, batches)
+    result = _sealing_pairs(n, MemoryStore(keys), keys, "memory")
+    redis_pairs, stop = _redis(n // 4, keys)
     _CLEANUP.append(stop)
+    atexit.register(stop)  # run.py never calls main(): stop redis-server when the run ends
     result.extend(redis_pairs)
     result.append(_token_pair(n // 2))
     result.append(_vault_pair(n))

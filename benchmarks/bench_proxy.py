@@ -9,8 +9,10 @@ in flight at a time, so the time per item is a full round trip) to the same tiny
 * ``HTTP proxy: round trip`` – ``scripted_http.py``'s ``echo`` method behind ``elicitguard
   proxy http`` versus the same server over loopback, both with a kept-alive connection.
 
-Processes are started once and stopped at exit. Run alone:
-``.venv/bin/python benchmarks/bench_proxy.py [--quick]``.
+Processes are started once and stopped at exit. A batch is cut so that one round stays
+within :data:`ROUND_BUDGET_S` at the proxy's warm-up speed (once, a missing ``TCP_NODELAY``
+made every HTTP request wait ~40 ms for a delayed ACK, and this module alone took minutes).
+Run alone: ``.venv/bin/python benchmarks/bench_proxy.py [--quick]``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,6 +32,17 @@ from harness import Pair, measure_pair, print_table, spawn
 
 SERVERS = Path(__file__).resolve().parents[1] / "tests" / "integrations" / "servers"
 ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
+#: Seconds one batch of the slower side may take; the harness runs about 20 of each side.
+ROUND_BUDGET_S = 0.5
+
+
+def _sized(count: int, trip: Callable[[int], None]) -> int:
+    """``count``, or fewer when a warm-up batch shows a round would exceed the budget."""
+    probe = 10
+    started = time.perf_counter()
+    trip(probe)
+    per_trip = (time.perf_counter() - started) / probe
+    return max(probe, min(count, int(ROUND_BUDGET_S / per_trip)))
 
 
 def _stdio_round_trips(process: subprocess.Popen[bytes], count: int) -> None:
@@ -46,6 +61,7 @@ def bench_stdio(quick: bool) -> Pair:
     direct = spawn(server)
     proxied = spawn([ELICITGUARD, "proxy", "stdio", "--policy", "builtin:default", "--", *server])
     _stdio_round_trips(proxied, 5)  # warm up: the proxy's imports and the policy
+    count = _sized(count, lambda n: _stdio_round_trips(proxied, n))
     return Pair(
         "stdio proxy: round trip",
         lambda: _stdio_round_trips(proxied, count),
@@ -82,14 +98,14 @@ def bench_http(quick: bool) -> Pair:
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "echo"}).encode()
 
-    def trips(url: str) -> None:
-        # http.client writes headers and body in one send: no Nagle/delayed-ACK stall,
-        # which would otherwise add ~40 ms to every request on both paths. One kept-alive
+    def trips(url: str, n: int | None = None) -> None:
+        # http.client writes headers and body in one send: no Nagle/delayed-ACK stall on
+        # the client's side (the servers set TCP_NODELAY for theirs). One kept-alive
         # connection per batch (servers close idle ones after a few seconds).
         parts = urlsplit(url)
         connection = HTTPConnection(parts.netloc, timeout=20)
         try:
-            for _ in range(count):
+            for _ in range(count if n is None else n):
                 connection.request("POST", parts.path, body=body, headers=headers)
                 response = connection.getresponse()
                 response.read()
@@ -97,7 +113,8 @@ def bench_http(quick: bool) -> Pair:
         finally:
             connection.close()
 
-    trips(proxy_url)
+    trips(proxy_url, 5)
+    count = _sized(count, lambda n: trips(proxy_url, n))
     return Pair(
         "HTTP proxy: round trip",
         lambda: trips(proxy_url),

@@ -6,15 +6,20 @@ absolute microseconds and in proxy CPU time per request) is what users pay. Comp
 
 * ``stdio``: ``tools/call noop`` requests, one in flight, sent directly to the server, through
   ``elicitguard proxy stdio`` and through ``mcp-firewall wrap`` (the peer, from a separate
-  virtual environment under ``benchmarks/out/`` that this module creates: it is AGPL and never
-  a dependency), interleaved in blocks of 100 so drift hits all three alike. Targets: median
-  <= +10 %, p99 <= +1 ms; faster than mcp-firewall.
+  virtual environment under ``benchmarks/out/`` that this module creates once and reuses: it
+  is AGPL and never a dependency), interleaved in blocks of 100 (the order rotating every
+  round) so drift hits all three alike. Every answer is checked, outside the timing, to be the
+  server's own result for that id: mcp-firewall's default global rate limit (200 calls a
+  minute) answers the rest itself with a "Blocked" result, which once made it look faster
+  than talking to the server directly, so the peer runs with that limit off (its config is
+  written to ``benchmarks/out/mcp-firewall.yaml``, its audit log next to it) and its other
+  defaults on. Targets: median <= +10 %, p99 <= +1 ms; faster than mcp-firewall.
 * ``HTTP``: the same tool over Streamable HTTP (stateless, JSON responses) directly and
   through ``elicitguard proxy http``, with 1 and 32 concurrent clients (requests per second).
   Target: >= 85 % of direct requests per second at 32 clients.
 
-Sizes: 10,000 stdio requests per subject (``--quick``: 1,500); HTTP 1,024 per round at 32
-clients and 128 at one (quick: 320 and 40), three interleaved rounds.
+Sizes: 10,000 stdio requests per subject (``--quick``: 1,500); HTTP 3 interleaved rounds of
+3,328 requests per subject at 32 clients and at one, about 10,000 each (quick: 960 and 240).
 """
 
 from __future__ import annotations
@@ -53,9 +58,11 @@ def _cpu_seconds(pid: int) -> float:
 class StdioPeer:
     """A spawned stdio MCP endpoint, initialised, ready for ``tools/call``."""
 
-    def __init__(self, argv: list[str]) -> None:
-        self.process = spawn(argv)
+    def __init__(self, argv: list[str], cwd: Path | None = None) -> None:
+        self.process = spawn(argv, cwd=cwd)
         self._id = 0
+        #: Answers that were not the server's result for the request's id (a proxy's own).
+        self.foreign = 0
         self.call(
             {
                 "method": "initialize",
@@ -85,18 +92,48 @@ class StdioPeer:
                 return line
 
     def block(self, count: int, times: list[float]) -> None:
+        """``count`` timed round trips; each answer is checked after its timing ends."""
         request = {"method": "tools/call", "params": {"name": "noop", "arguments": {}}}
         for _ in range(count):
             started = time.perf_counter_ns()
-            self.call(request)
+            line = self.call(request)
             times.append((time.perf_counter_ns() - started) / 1000)
+            if not _server_answer(line, self._id):
+                self.foreign += 1
+
+
+def _server_answer(line: bytes, request_id: int) -> bool:
+    """True when ``line`` is the no-op tool's own result for ``request_id``."""
+    message = json.loads(line)
+    result = message.get("result")
+    return (
+        message.get("id") == request_id
+        and isinstance(result, dict)
+        and result.get("structuredContent") == {"result": "ok"}
+        and result.get("isError") is False
+    )
+
+
+#: mcp-firewall's settings for the run: its defaults, except the global rate limit (200 calls
+#: a minute, after which it answers every call itself) and the audit log's place.
+PEER_CONFIG = """version: 1
+globalRateLimit:
+  enabled: false
+audit:
+  path: {audit}
+"""
 
 
 def _peer_argv() -> tuple[list[str] | None, str]:
-    """``mcp-firewall wrap`` from its own venv (created here), or why it cannot run."""
+    """``mcp-firewall wrap`` from its own venv (created once, then reused), or why it cannot run."""
     if _tiny():
         return None, "skipped in the tiny smoke run"
     binary = PEER_VENV / "bin" / "mcp-firewall"
+    config = PEER_VENV.parent / "mcp-firewall.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    audit = PEER_VENV.parent / "mcp-firewall.audit.jsonl"
+    audit.unlink(missing_ok=True)
+    config.write_text(PEER_CONFIG.format(audit=json.dumps(str(audit))))
     if not binary.exists():
         try:
             subprocess.run(
@@ -113,7 +150,7 @@ def _peer_argv() -> tuple[list[str] | None, str]:
             )
         except (subprocess.SubprocessError, OSError) as exc:
             return None, f"could not install mcp-firewall into {PEER_VENV}: {type(exc).__name__}"
-    return [str(binary), "wrap", "--", *SERVER, "stdio"], ""
+    return [str(binary), "wrap", "--config", str(config), "--", *SERVER, "stdio"], ""
 
 
 def _p99(values: list[float]) -> float:
@@ -164,7 +201,7 @@ def stdio_results(quick: bool) -> list[Result]:
     peer: StdioPeer | None = None
     if peer_argv is not None:
         try:
-            peer = StdioPeer(peer_argv)
+            peer = StdioPeer(peer_argv, cwd=PEER_VENV.parent)  # its kill-switch file is relative
         except (RuntimeError, OSError) as exc:
             why = f"mcp-firewall wrap did not answer initialize: {type(exc).__name__}"
     subjects = {
@@ -177,10 +214,12 @@ def stdio_results(quick: bool) -> list[Result]:
         endpoint.block(20, [])
     cpu_before = {name: _cpu_seconds(e.process.pid) for name, e in subjects.items()}
     done = 0
+    order = list(subjects.items())
     while done < total:
-        for name, endpoint in subjects.items():
+        for name, endpoint in order:
             endpoint.block(block, times[name])
         done += block
+        order = order[1:] + order[:1]  # who goes first rotates: no subject always follows another
     cpu = {
         name: (_cpu_seconds(e.process.pid) - cpu_before[name]) / done * 1e6
         for name, e in subjects.items()
@@ -188,17 +227,30 @@ def stdio_results(quick: bool) -> list[Result]:
     d, g = times["direct"], times["elicitguard"]
     added_med = statistics.median(g) - statistics.median(d)
     added_p99 = _p99(g) - _p99(d)
+    foreign = {name: e.foreign for name, e in subjects.items()}
     extra = {
         "added_median_us": round(added_med, 1),
         "added_p99_us": round(added_p99, 1),
         "proxy_cpu_us_per_request": round(cpu["elicitguard"], 1),
         "server_cpu_us_per_request": round(cpu["direct"], 1),
+        "answers_not_from_server": foreign,
     }
+    if any(foreign.values()):
+        print(f"  answers that were not the server's own result: {foreign}")
     print(
         f"  stdio proxy adds {added_med:,.0f} µs median, {added_p99:,.0f} µs p99; proxy CPU {cpu['elicitguard']:,.0f} µs/request (server alone {cpu['direct']:,.0f} µs)"
     )
     rows = [
-        _row("stdio proxy: tools/call median", done, g, d, 1.10, "<= +10% median", None, extra),
+        _row(
+            "stdio proxy: tools/call median",
+            done,
+            g,
+            d,
+            1.10,
+            "<= +10% median",
+            "MISS" if foreign["elicitguard"] else None,
+            extra,
+        ),
         _row(
             "stdio proxy: tools/call p99 added",
             done,
@@ -215,6 +267,8 @@ def stdio_results(quick: bool) -> list[Result]:
         print(
             f"  mcp-firewall wrap adds {statistics.median(f) - statistics.median(d):,.0f} µs median; its CPU {cpu['mcp-firewall']:,.0f} µs/request"
         )
+        # A peer that answered anything itself did not do the same work: no verdict but MISS.
+        unfair = foreign["mcp-firewall"] or foreign["elicitguard"]
         rows.append(
             _row(
                 "stdio: elicitguard vs mcp-firewall",
@@ -223,8 +277,14 @@ def stdio_results(quick: bool) -> list[Result]:
                 f,
                 1.0,
                 "faster than mcp-firewall",
-                None,
-                {"mcp_firewall_cpu_us_per_request": round(cpu["mcp-firewall"], 1)},
+                "MISS" if unfair else None,
+                {
+                    "mcp_firewall_cpu_us_per_request": round(cpu["mcp-firewall"], 1),
+                    "mcp_firewall_added_median_us": round(
+                        statistics.median(f) - statistics.median(d), 1
+                    ),
+                    "answers_not_from_server": foreign,
+                },
                 "mcp-firewall wrap",
             )
         )
@@ -251,13 +311,15 @@ def stdio_results(quick: bool) -> list[Result]:
 
 
 async def _http_load(url: str, clients: int, total: int) -> tuple[float, list[float]]:
-    import httpx
+    """``clients`` keep-alive connections, each sending ``total // clients`` requests in turn.
 
-    headers = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": MODERN_INIT,
-    }
+    The load generator is a bare HTTP/1.1 loop over asyncio streams (one prepared request,
+    responses read by ``Content-Length``), like wrk: on a 2-core machine an httpx client cost
+    1-3 ms of CPU per request, more than the server or the proxy, and starved both.
+    """
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
     body = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -266,26 +328,48 @@ async def _http_load(url: str, clients: int, total: int) -> tuple[float, list[fl
             "params": {"name": "noop", "arguments": {}},
         }
     ).encode()
+    request = (
+        f"POST {parts.path} HTTP/1.1\r\nhost: {parts.netloc}\r\n"
+        "content-type: application/json\r\naccept: application/json, text/event-stream\r\n"
+        f"mcp-protocol-version: {MODERN_INIT}\r\ncontent-length: {len(body)}\r\n\r\n"
+    ).encode() + body
     times: list[float] = []
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(timeout=30, limits=limits) as client:
-        per = total // clients
+    per = total // clients
 
-        async def worker() -> None:
-            for _ in range(per):
-                started = time.perf_counter_ns()
-                (await client.post(url, content=body, headers=headers)).raise_for_status()
-                times.append((time.perf_counter_ns() - started) / 1000)
+    async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(request)
+        head = await reader.readuntil(b"\r\n\r\n")
+        if head[9:12] != b"200":
+            raise RuntimeError(f"HTTP {head[9:12].decode()} from {url}")
+        lower = head.lower()
+        at = lower.find(b"\r\ncontent-length:")
+        if at < 0:
+            raise RuntimeError("the benchmark expects JSON responses with Content-Length")
+        length = int(lower[at + 17 : lower.index(b"\r\n", at + 2)])
+        await reader.readexactly(length)
 
-        await asyncio.gather(*(worker() for _ in range(min(clients, 4))))  # warm-up
-        times.clear()
+    async def worker(stream: tuple[asyncio.StreamReader, asyncio.StreamWriter]) -> None:
+        for _ in range(per):
+            started = time.perf_counter_ns()
+            await exchange(*stream)
+            times.append((time.perf_counter_ns() - started) / 1000)
+
+    assert parts.hostname is not None
+    assert parts.port is not None
+    streams = [await asyncio.open_connection(parts.hostname, parts.port) for _ in range(clients)]
+    try:
+        for stream in streams:  # warm-up: every connection used once before timing
+            await exchange(*stream)
         started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(clients)))
+        await asyncio.gather(*(worker(stream) for stream in streams))
         return len(times) / (time.perf_counter() - started), times
+    finally:
+        for _, writer in streams:
+            writer.close()
 
 
 def http_results(quick: bool) -> list[Result]:
-    total = 64 if _tiny() else (320 if quick else 1_024)
+    total = 64 if _tiny() else (960 if quick else 3_328)
     upstream = spawn([*SERVER, "http"])
     assert upstream.stdout is not None
     port = int(upstream.stdout.readline().decode().split()[1])
@@ -307,18 +391,18 @@ def http_results(quick: bool) -> list[Result]:
     proxy_url = proxy.stdout.readline().decode().strip()
     rows: list[Result] = []
     for clients in (1, 32):
-        # One client pays a full loopback round trip per request (about 40-50 ms here,
-        # direct too): fewer requests keep the suite within its time budget.
-        total = max(clients * 2, total // 8) if clients == 1 else total
+        # One client in --quick: fewer requests keep the suite within its time budget.
+        # (A separate name: reassigning ``total`` here once left 32 clients one request each.)
+        count = max(clients * 2, total // 4) if clients == 1 and quick else total
         rates: dict[str, list[float]] = {"direct": [], "proxy": []}
         lat: dict[str, list[float]] = {"direct": [], "proxy": []}
         cpu_before = _cpu_seconds(proxy.pid)
         for _ in range(3):  # interleaved rounds
             for name, url in (("direct", direct_url), ("proxy", proxy_url)):
-                rate, times = asyncio.run(_http_load(url, clients, total))
+                rate, times = asyncio.run(_http_load(url, clients, count))
                 rates[name].append(rate)
                 lat[name].extend(times)
-        cpu = (_cpu_seconds(proxy.pid) - cpu_before) / (3 * total) * 1e6
+        cpu = (_cpu_seconds(proxy.pid) - cpu_before) / (3 * count) * 1e6
         keep = statistics.median(rates["proxy"]) / statistics.median(rates["direct"])
         added = statistics.median(lat["proxy"]) - statistics.median(lat["direct"])
         print(

@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 __all__ = ["Pair", "Result", "measure_pair", "print_table", "spawn"]
@@ -31,6 +32,9 @@ class Pair:
     target_ratio: float | None = None
     target_text: str = ""
     baseline_name: str = "baseline"
+    #: Called, untimed, before every run of ``subject`` (warm-up included): for work that
+    #: cannot be repeated, such as single-use tokens, each run gets a fresh batch.
+    prepare: Callable[[], object] | None = None
 
 
 @dataclass
@@ -64,6 +68,8 @@ def measure_pair(pair: Pair, *, rounds: int, warmup: int = 2) -> Result:
     """Alternate subject and baseline ``rounds`` times; per-item times from batch times."""
     for _ in range(warmup):
         pair.baseline()
+        if pair.prepare is not None:
+            pair.prepare()
         pair.subject()
     subject: list[float] = []
     baseline: list[float] = []
@@ -75,6 +81,8 @@ def measure_pair(pair: Pair, *, rounds: int, warmup: int = 2) -> Result:
                 (pair.baseline, pair.subject) if index % 2 == 0 else (pair.subject, pair.baseline)
             )
             for fn in order:
+                if fn is pair.subject and pair.prepare is not None:
+                    pair.prepare()
                 started = time.perf_counter_ns()
                 fn()
                 elapsed = (time.perf_counter_ns() - started) / 1000 / pair.items
@@ -121,10 +129,10 @@ def print_table(results: list[Result]) -> None:
 _PROCESSES: list[subprocess.Popen[bytes]] = []
 
 
-def spawn(argv: list[str]) -> subprocess.Popen[bytes]:
+def spawn(argv: list[str], cwd: Path | None = None) -> subprocess.Popen[bytes]:
     """Start a benchmark peer with piped stdin/stdout; it is stopped when the run exits."""
     process = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd
     )
     _PROCESSES.append(process)
     return process

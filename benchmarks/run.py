@@ -13,6 +13,7 @@ import io
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,10 @@ def bench_fast_path(quick: bool) -> Pair:
     directions = {"client_to_server": Direction.CLIENT_TO_SERVER, "server_to_client": Direction.SERVER_TO_CLIENT}
     prepared = [(directions[d], f) for d, f in frames]
 
-    def subject() -> None:
-        evaluate = engine.evaluate
+    def subject() -> None:  # what the linter and the proxies call per parsed frame
+        evaluate = engine.evaluate_message
         for direction, frame in prepared:
-            evaluate(Envelope(orjson.loads(frame), direction, side=Side.PROXY, session="bench"))
+            evaluate(orjson.loads(frame), direction, Side.PROXY, "bench")
 
     def baseline() -> None:
         loads = orjson.loads
@@ -156,6 +157,19 @@ def bench_conversations(repeat: int) -> list[Pair]:
     return pairs
 
 
+def _measure(pairs: list[Pair], rounds: int) -> list[Result]:
+    """Each pair in turn; one broken benchmark must not lose the run (it becomes a row)."""
+    results: list[Result] = []
+    for pair in pairs:
+        try:
+            results.append(measure_pair(pair, rounds=rounds))
+        except Exception as exc:
+            print(f"  {pair.name}: failed ({type(exc).__name__}: {exc})", file=sys.stderr)
+            verdict = "MISS" if pair.target_ratio is not None else "-"
+            results.append(Result(pair.name, pair.items, 0, 0.0, 0.0, 0.0, 0.0, 0.0, pair.target_ratio, verdict, pair.target_text, pair.baseline_name, {"error": type(exc).__name__}))
+    return results
+
+
 def _bench_modules() -> list[Any]:
     """Every ``benchmarks/bench_*.py`` module; each defines ``pairs(quick) -> list[Pair]``."""
     folder = Path(__file__).resolve().parent
@@ -175,24 +189,26 @@ def main(argv: list[str] | None = None) -> int:
     rounds = 15 if args.quick else 21  # 21: the whole suite within 10 minutes
     if os.environ.get("ELICITGUARD_BENCH_TINY"):
         rounds = 3
+    started = time.perf_counter()
     modules = [m for m in _bench_modules() if only is None or m.__name__ in only]
-    pairs = []
-    if only is None or "core" in only:
-        pairs = [bench_fast_path(args.quick), *bench_elicitation(args.quick)]
-    for module in modules:  # a module may offer pairs, whole-run results, or both
-        if hasattr(module, "pairs"):
-            pairs.extend(module.pairs(args.quick))
     results: list[Result] = []
-    for pair in pairs:
+    elapsed: list[tuple[str, float]] = []
+    if only is None or "core" in only:
+        at = time.perf_counter()
+        core = [bench_fast_path(args.quick), *bench_elicitation(args.quick)]
+        results.extend(_measure(core, rounds))
+        elapsed.append(("core", time.perf_counter() - at))
+        print(f"  [core: {elapsed[-1][1]:,.1f} s]", file=sys.stderr, flush=True)
+    for module in modules:  # a module may offer pairs, whole-run results, or both
+        at = time.perf_counter()
         try:
-            results.append(measure_pair(pair, rounds=rounds))
-        except Exception as exc:  # one broken benchmark must not lose the run: a MISS row
-            print(f"  {pair.name}: failed ({type(exc).__name__}: {exc})", file=sys.stderr)
-            verdict = "MISS" if pair.target_ratio is not None else "-"
-            results.append(Result(pair.name, pair.items, 0, 0.0, 0.0, 0.0, 0.0, 0.0, pair.target_ratio, verdict, pair.target_text, pair.baseline_name, {"error": type(exc).__name__}))
-    for module in modules:  # whole-run measurements (lint files, proxy round trips)
-        if hasattr(module, "results"):
-            results.extend(module.results(args.quick))
+            if hasattr(module, "pairs"):
+                results.extend(_measure(module.pairs(args.quick), rounds))
+            if hasattr(module, "results"):  # whole-run measurements (lint files, round trips)
+                results.extend(module.results(args.quick))
+        finally:
+            elapsed.append((module.__name__, time.perf_counter() - at))
+            print(f"  [{module.__name__}: {elapsed[-1][1]:,.1f} s]", file=sys.stderr, flush=True)
     print_table(results)
     targets = [r for r in results if r.verdict in ("PASS", "MISS")]
     print(f"targets: {sum(r.verdict == 'PASS' for r in targets)} PASS, {sum(r.verdict == 'MISS' for r in targets)} MISS")
@@ -200,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         if result.name.startswith("evaluate:"):
             per_second = 1_000_000 / result.subject_median_us if result.subject_median_us else 0
             print(f"  {result.name}: {per_second:,.0f} messages/s on one core")
+    total = time.perf_counter() - started
+    print("elapsed: " + ", ".join(f"{name} {seconds:,.1f} s" for name, seconds in elapsed))
+    print(f"total run time: {total:,.1f} s ({'--quick' if args.quick else 'full'})")
     if args.json:
         args.json.write_text(json.dumps([r.to_dict() for r in results], indent=2) + "\n")
     return 0

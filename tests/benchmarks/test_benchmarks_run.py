@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_tiny_run_prints_verdicts_and_writes_json(tmp_path: Path) -> None:
-    """Core, lint and stdio-proxy benchmarks run on tiny sizes and report PASS/MISS rows."""
+    """Core, lint, identity and stdio-proxy benchmarks run on tiny sizes and report rows."""
     out = tmp_path / "bench.json"
     env = {**os.environ, "ELICITGUARD_BENCH_TINY": "1", "ELICITGUARD_BENCH_NO_HTTP": "1"}
     done = subprocess.run(
@@ -27,7 +27,7 @@ def test_tiny_run_prints_verdicts_and_writes_json(tmp_path: Path) -> None:
             str(ROOT / "benchmarks" / "run.py"),
             "--quick",
             "--only",
-            "core,bench_lint,bench_proxy_sdk",
+            "core,bench_lint,bench_proxy_sdk,bench_identity",
             "--json",
             str(out),
         ],
@@ -49,3 +49,11 @@ def test_tiny_run_prints_verdicts_and_writes_json(tmp_path: Path) -> None:
     peer = next(row for row in rows if row["name"] == "stdio: elicitguard vs mcp-firewall")
     assert peer["verdict"] == "MISS"
     assert "targets:" in done.stdout
+    assert "total run time:" in done.stdout
+    # Single-use requestState: every round and warm-up gets a fresh sealed batch.
+    opened = next(row for row in rows if row["name"] == "open requestState (memory store)")
+    assert opened["rounds"] > 0
+    assert "error" not in opened["extra"]
+    # Every stdio answer came from the server itself, none from a proxy.
+    stdio = next(row for row in rows if row["name"] == "stdio proxy: tools/call median")
+    assert not any(stdio["extra"]["answers_not_from_server"].values())
