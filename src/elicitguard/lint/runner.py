@@ -178,6 +178,7 @@ class Linter:
         self.input_format = input_format
         self.server_name = server_name
         engine.warm_up()  # load lexicons, tables and lists before the first file
+        self._canonical: dict[Finding, Finding] = {}
 
     def lint_paths(
         self, paths: Iterable[Path], progress: Callable[[int], None] | None = None
@@ -325,7 +326,11 @@ class Linter:
                     where.event,
                 )
             )
+        canonical = self._canonical
         for finding in decision.findings:
+            # A capture repeats the same problem per request: identical findings share one
+            # object, so a 1 GB capture's report costs memory per occurrence, not per copy.
+            finding = canonical.setdefault(finding, finding)
             result.findings.append(
                 LintFinding(
                     finding,
