@@ -9,58 +9,21 @@ finding for finding.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.corpus import capture_envelopes, case_envelopes
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.engine.cases import build_envelopes
 from elicitguard.engine.context import is_pure, registered_checks
 from elicitguard.engine.decision import Decision
-from elicitguard.engine.rules import builtin_rules, load_cases
 from elicitguard.engine.verdicts import VerdictCache, item_key
 from elicitguard.identity.keys import KeyRing
-from elicitguard.lint.envelopes import envelope_from_dict
 from elicitguard.protocol.items import ABSENT, Item, ItemKind
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _case_envelopes() -> Iterator[Envelope]:
-    for rule in builtin_rules():
-        cases = load_cases(rule)
-        for index, case in enumerate(cases.cases if cases else []):
-            if case.message is None:
-                continue
-            session = f"{rule.spec.code}-{index}"
-            for setup in build_envelopes(case):
-                yield Envelope(
-                    setup.message,
-                    setup.direction,
-                    side=Side.PROXY,
-                    session=session,
-                    server=setup.server,
-                    protocol_version=setup.protocol_version,
-                )
-            yield Envelope(
-                case.message,
-                case.direction,
-                side=Side(case.side) if case.side else Side.PROXY,
-                session=session,
-                protocol_version=case.protocol_version,
-            )
-
-
-def _capture_envelopes() -> Iterator[Envelope]:
-    import orjson
-
-    for path in sorted((ROOT / "examples" / "traffic").glob("*.jsonl")):
-        for line in path.read_bytes().splitlines():
-            if line.strip():
-                yield envelope_from_dict(orjson.loads(line), raw=line)
 
 
 def _summary(decision: Decision) -> tuple[Any, ...]:
@@ -96,7 +59,7 @@ def test_reused_hits_decide_like_fresh_ones(preset: str) -> None:
     """Same decisions, finding for finding, with and without reuse, on every case message."""
     cached, fresh = _engines(preset)
     compared = 0
-    for envelope in [*_case_envelopes(), *_capture_envelopes()]:
+    for envelope in [*case_envelopes(), *capture_envelopes()]:
         for _ in range(2):
             copy_a = Envelope(**{f: getattr(envelope, f) for f in envelope.__slots__})  # type: ignore[attr-defined]
             copy_b = Envelope(**{f: getattr(envelope, f) for f in envelope.__slots__})  # type: ignore[attr-defined]

@@ -18,11 +18,9 @@ from typing import Any
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.corpus import capture_envelopes, case_envelopes
 
 from elicitguard import Direction, Envelope, Side
-from elicitguard.engine.cases import build_envelopes
-from elicitguard.engine.rules import builtin_rules, load_cases
-from elicitguard.lint.envelopes import envelope_from_dict
 from elicitguard.protocol.extract import extract, fast_ordinary
 from elicitguard.protocol.session import BoundedMap, SessionState
 
@@ -58,22 +56,11 @@ def _agree(envelope: Envelope, state: SessionState, default: str | None = None) 
 
 
 def _corpus() -> Iterator[tuple[str, Envelope]]:
-    for rule in builtin_rules():
-        cases = load_cases(rule)
-        for index, case in enumerate(cases.cases if cases else []):
-            if case.message is None:
-                continue
-            session = f"{rule.spec.code}-{index}"
-            for setup in build_envelopes(case):
-                yield session, Envelope(setup.message, setup.direction, side=Side.PROXY)
-            yield session, Envelope(case.message, case.direction, side=Side.PROXY)
-    for path in sorted((ROOT / "examples" / "traffic").glob("*.jsonl")):
-        for line in path.read_bytes().splitlines():
-            if line.strip():
-                envelope = envelope_from_dict(orjson.loads(line))
-                envelope.headers = {}
-                envelope.protocol_version = None
-                yield f"{path.name}:{envelope.session}", envelope
+    """Cases and captures as the fast route meets them: no headers, no explicit version."""
+    for envelope in [*case_envelopes(), *capture_envelopes()]:
+        envelope.headers = {}
+        envelope.protocol_version = None
+        yield envelope.session or "", envelope
 
 
 def test_fast_route_agrees_on_cases_and_captures() -> None:

@@ -163,20 +163,15 @@ class Engine:
     def evaluate(self, envelope: Envelope) -> Decision:
         """Decide about one message. Never raises for anything the message contains."""
         started = time.perf_counter_ns()
-        state = self.store.get(envelope.session or "")
         if (
             not envelope.headers
             and envelope.protocol_version is None
-            and self._ordinary.quiet(
-                envelope.message, envelope.direction, envelope.side, self.services
+            and self.fast_path(
+                envelope.message, envelope.direction, envelope.side, envelope.session
             )
         ):
-            try:
-                if fast_ordinary(envelope.message, envelope.direction, state, self.default_era):
-                    self._counters["fast_path"] += 1
-                    return self._fast
-            except Exception as exc:
-                return self._engine_failure(envelope, exc, started)
+            return self._fast
+        state = self.store.get(envelope.session or "")
         try:
             items = extract(envelope, state, self.default_era)
         except Exception as exc:
@@ -229,7 +224,7 @@ class Engine:
             handled = fast_ordinary(
                 message, direction, self.store.get(session or ""), self.default_era
             )
-        except Exception:  # evaluate() judges it and records any failure
+        except Exception:  # extract() meets it again; evaluate() records the failure
             return False
         if handled:
             self._counters["fast_path"] += 1
