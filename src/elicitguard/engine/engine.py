@@ -38,7 +38,7 @@ from elicitguard.identity.keys import KeyRing, load_keyring
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.extract import extract, fast_ordinary
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import has_duplicate_keys
+from elicitguard.protocol.parsing import has_duplicate_keys, may_hide_elicitation
 from elicitguard.protocol.session import SessionState
 from elicitguard.protocol.versions import normalise_version
 
@@ -170,6 +170,8 @@ class Engine:
                 envelope.message, envelope.direction, envelope.side, envelope.session
             )
         ):
+            if envelope.raw is not None and may_hide_elicitation(envelope.raw):
+                return self._hidden_duplicates(envelope, started)
             return self._fast
         state = self.store.get(envelope.session or "")
         try:
@@ -179,6 +181,8 @@ class Engine:
         if self._ordinary.active:
             items = self._ordinary.extend(envelope, items, state, self.default_era, self.services)
         if not items:
+            if envelope.raw is not None and may_hide_elicitation(envelope.raw):
+                return self._hidden_duplicates(envelope, started, counted=False)
             self._counters["fast_path"] += 1
             return self._fast
         findings: list[Finding] = []
@@ -247,8 +251,28 @@ class Engine:
         if (
             not context or (not context.get("headers") and context.get("protocol_version") is None)
         ) and self.fast_path(message, direction, side, session):
-            return self._fast
+            raw = context.get("raw")
+            if raw is None or not may_hide_elicitation(raw):
+                return self._fast
+            envelope = Envelope(message, direction, side=side, session=session, **context)
+            return self._hidden_duplicates(envelope, time.perf_counter_ns())
         return self.evaluate(Envelope(message, direction, side=side, session=session, **context))
+
+    def _hidden_duplicates(
+        self, envelope: Envelope, started: int, *, counted: bool = True
+    ) -> Decision:
+        """EG904 for an ordinary-looking frame whose repeated key could hide elicitation."""
+        if counted:
+            self._counters["fast_path"] -= 1  # fast_path() counted it; it is judged here
+        error = FrameError(
+            "duplicate_keys",
+            "an object repeats a key, and a parser keeping the first copy could read "
+            "elicitation where the last copy is ordinary",
+        )
+        findings = self._frame_findings(error, envelope)
+        decision = self._decision(findings, [], [error.kind], [], started)
+        self._record(decision, envelope)
+        return decision
 
     def _run_items(
         self,

@@ -33,7 +33,7 @@ from elicitguard.lint.envelopes import (
 )
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import parse_frame
+from elicitguard.protocol.parsing import may_hide_elicitation, parse_frame
 
 __all__ = [
     "SEVERITY_THRESHOLDS",
@@ -251,8 +251,10 @@ class Linter:
             try:
                 value = parse_frame(line, max_bytes=max_bytes, max_depth=max_depth + 1)
                 plain = plain_envelope(value)
-                if plain is not None and fast_path(
-                    plain[0], plain[1], capture, prefix + (plain[2] or "")
+                if (
+                    plain is not None
+                    and fast_path(plain[0], plain[1], capture, prefix + (plain[2] or ""))
+                    and not may_hide_elicitation(line)
                 ):
                     continue
                 envelope = envelope_from_dict(value, raw=line)

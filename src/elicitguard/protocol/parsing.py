@@ -15,10 +15,17 @@ import json
 from typing import Any
 
 import orjson
+import re2
 
 from elicitguard.errors import FrameError
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "has_duplicate_keys", "parse_frame"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DEPTH",
+    "has_duplicate_keys",
+    "may_hide_elicitation",
+    "parse_frame",
+]
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 64
@@ -127,3 +134,22 @@ def has_duplicate_keys(raw: bytes | str) -> bool:
     except (ValueError, RecursionError):
         return False
     return False
+
+
+#: What a frame must mention for a parser that keeps a repeated key's *first* copy to find
+#: elicitation where the last copy (what orjson, ``JSON.parse`` and Python read) is ordinary:
+#: the method, the result and params keys of both eras, task results, the -32042 code (also
+#: written ``-3.2042e4``), or an escape that could spell any of them.
+_ELICITATION_MARKERS = re2.compile(
+    rb"elicitation|inputRe|requestState|resultType|input_required|tasks/|-3\.?2|\\[u/]"
+)
+
+
+def may_hide_elicitation(raw: bytes) -> bool:
+    """True when ``raw`` repeats a key and mentions something elicitation-shaped.
+
+    The engine reads a frame as the last copy of a repeated key reads; a client whose
+    parser keeps the first copy could see an elicitation the engine judged ordinary. One
+    linear RE2 pass decides whether the (costlier) duplicate-key parse is needed at all.
+    """
+    return _ELICITATION_MARKERS.search(raw) is not None and has_duplicate_keys(raw)
