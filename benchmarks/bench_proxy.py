@@ -28,10 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness import Pair, measure_pair, print_table, spawn
+from harness import ELICITGUARD, Pair, measure_pair, print_table, spawn, spawn_http_proxy
 
 SERVERS = Path(__file__).resolve().parents[1] / "tests" / "integrations" / "servers"
-ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
 #: Seconds one batch of the slower side may take; the harness runs about 20 of each side.
 ROUND_BUDGET_S = 0.5
 
@@ -81,20 +80,7 @@ def bench_http(quick: bool) -> Pair:
     upstream = spawn([sys.executable, str(SERVERS / "scripted_http.py")])
     port = int(read_line(upstream.stdout).decode().split()[1])
     direct_url = f"http://127.0.0.1:{port}/mcp"
-    proxy = spawn(
-        [
-            ELICITGUARD,
-            "proxy",
-            "http",
-            "--upstream",
-            direct_url,
-            "--listen",
-            "127.0.0.1:0",
-            "--policy",
-            "builtin:default",
-        ]
-    )
-    proxy_url = read_line(proxy.stdout).decode().strip()
+    _proxy, proxy_url = spawn_http_proxy(direct_url)
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "echo"}).encode()
 

@@ -35,11 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Result, spawn
+from harness import ELICITGUARD, Result, spawn, spawn_http_proxy
 
 HERE = Path(__file__).resolve().parent
 SERVER = [sys.executable, str(HERE / "servers" / "noop_server.py")]
-ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
 PEER_VENV = HERE / "out" / "peer-venv"
 MODERN_INIT = "2025-11-25"
 
@@ -374,21 +373,7 @@ def http_results(quick: bool) -> list[Result]:
     assert upstream.stdout is not None
     port = int(upstream.stdout.readline().decode().split()[1])
     direct_url = f"http://127.0.0.1:{port}/mcp"
-    proxy = spawn(
-        [
-            ELICITGUARD,
-            "proxy",
-            "http",
-            "--upstream",
-            direct_url,
-            "--listen",
-            "127.0.0.1:0",
-            "--policy",
-            "builtin:default",
-        ]
-    )
-    assert proxy.stdout is not None
-    proxy_url = proxy.stdout.readline().decode().strip()
+    proxy, proxy_url = spawn_http_proxy(direct_url)
     rows: list[Result] = []
     for clients in (1, 32):
         # One client in --quick: fewer requests keep the suite within its time budget.

@@ -12,13 +12,14 @@ import atexit
 import gc
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Pair", "Result", "measure_pair", "print_table", "spawn"]
+__all__ = ["ELICITGUARD", "Pair", "Result", "measure_pair", "print_table", "spawn", "spawn_http_proxy"]
 
 
 @dataclass
@@ -136,6 +137,29 @@ def spawn(argv: list[str], cwd: Path | None = None) -> subprocess.Popen[bytes]:
     )
     _PROCESSES.append(process)
     return process
+
+
+#: The ``elicitguard`` console script of the interpreter running the benchmarks.
+ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
+
+
+def spawn_http_proxy(upstream_url: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``elicitguard proxy http`` (default policy) in front of ``upstream_url``; its URL."""
+    proxy = spawn(
+        [
+            ELICITGUARD,
+            "proxy",
+            "http",
+            "--upstream",
+            upstream_url,
+            "--listen",
+            "127.0.0.1:0",
+            "--policy",
+            "builtin:default",
+        ]
+    )
+    assert proxy.stdout is not None
+    return proxy, proxy.stdout.readline().decode().strip()
 
 
 @atexit.register

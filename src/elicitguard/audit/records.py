@@ -12,6 +12,7 @@ import datetime as dt
 import functools
 import itertools
 import threading
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,6 +25,8 @@ from elicitguard.protocol.items import Item, ItemKind
 __all__ = ["AuditLog", "decision_record", "safe_jsonrpc_id"]
 
 MAX_ID_CHARS = 64
+#: How many session hashes an audit log keeps before it starts afresh.
+_SESSION_HASHES_LIMIT = 4096
 
 
 class AuditLog:
@@ -35,6 +38,9 @@ class AuditLog:
         self._seq = itertools.count(1)
         self._lock = threading.Lock()
         self.counters: dict[str, int] = {"fast_path": 0, "decisions": 0, "records": 0}
+        #: Keyed hashes of recent session ids: a session sends many messages and the HMAC
+        #: is the costliest part of a record's metadata. Bounded; cleared when full.
+        self._session_hashes: dict[str, str] = {}
 
     def count_fast_path(self) -> None:
         self.counters["fast_path"] += 1
@@ -46,9 +52,19 @@ class AuditLog:
             return
         with self._lock:
             seq = next(self._seq)
-        event = decision_record(decision, envelope, self.keys, seq=seq)
+        event = decision_record(
+            decision, envelope, self.keys, seq=seq, session_hash=self._session_hash
+        )
         self.counters["records"] += 1
         self.sink.write_record(event)
+
+    def _session_hash(self, session: str) -> str:
+        cached = self._session_hashes.get(session)
+        if cached is None:
+            if len(self._session_hashes) >= _SESSION_HASHES_LIMIT:
+                self._session_hashes.clear()
+            cached = self._session_hashes[session] = self.keys.id_hash(session)
+        return cached
 
     def event(self, name: str, **fields: Any) -> None:
         """Write a non-decision event (policy warnings, engine errors)."""
@@ -64,9 +80,17 @@ def _now() -> str:
 
 
 def decision_record(
-    decision: Decision, envelope: Envelope, keys: KeyRing, *, seq: int
+    decision: Decision,
+    envelope: Envelope,
+    keys: KeyRing,
+    *,
+    seq: int,
+    session_hash: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
-    """Build the record of ``decision`` (metadata only)."""
+    """Build the record of ``decision`` (metadata only).
+
+    ``session_hash`` replaces ``keys.id_hash`` for the session (the audit log's cached one).
+    """
     message = envelope.message
     method = message.get("method") if isinstance(message.get("method"), str) else None
     items = [i for i in decision.items if isinstance(i, Item)]
@@ -88,7 +112,7 @@ def decision_record(
         "direction": envelope.direction.value,
         "transport": envelope.transport.value if envelope.transport is not None else None,
         "protocol_version": decision.era,
-        "session": _session_hash(envelope.session, keys) if envelope.session else None,
+        "session": (session_hash or keys.id_hash)(envelope.session) if envelope.session else None,
         "principal": _principal(principal, keys),
         "server": envelope.server,
         "method": method,
@@ -114,22 +138,6 @@ def decision_record(
         "errors": list(decision.errors),
         "duration_us": decision.duration_us,
     }
-
-
-#: Keyed hashes of recent session ids per key ring: a session sends many messages and the
-#: HMAC is the costliest part of a record's metadata. Bounded; cleared when full.
-_SESSION_HASHES: dict[tuple[int, str], str] = {}
-_SESSION_HASHES_LIMIT = 4096
-
-
-def _session_hash(session: str, keys: KeyRing) -> str:
-    key = (id(keys), session)
-    cached = _SESSION_HASHES.get(key)
-    if cached is None:
-        if len(_SESSION_HASHES) >= _SESSION_HASHES_LIMIT:
-            _SESSION_HASHES.clear()
-        cached = _SESSION_HASHES[key] = keys.id_hash(session)
-    return cached
 
 
 def safe_jsonrpc_id(value: Any) -> Any:

@@ -171,8 +171,12 @@ class Engine:
             )
         ):
             if envelope.raw is not None and may_hide_elicitation(envelope.raw):
-                return self._hidden_duplicates(envelope, started)
+                return self.hidden_duplicates(envelope, started)
             return self._fast
+        return self._judge(envelope, started)
+
+    def _judge(self, envelope: Envelope, started: int) -> Decision:
+        """The full path: extract the items and run the rules the policy dispatches."""
         state = self.store.get(envelope.session or "")
         try:
             items = extract(envelope, state, self.default_era)
@@ -182,7 +186,7 @@ class Engine:
             items = self._ordinary.extend(envelope, items, state, self.default_era, self.services)
         if not items:
             if envelope.raw is not None and may_hide_elicitation(envelope.raw):
-                return self._hidden_duplicates(envelope, started, counted=False)
+                return self.hidden_duplicates(envelope, started, counted=False)
             self._counters["fast_path"] += 1
             return self._fast
         findings: list[Finding] = []
@@ -248,6 +252,7 @@ class Engine:
         linter want per frame. ``context`` takes the other :class:`Envelope` fields
         (``transport``, ``server``, ``headers``, ``principal``, ``raw``, ...).
         """
+        started = time.perf_counter_ns()
         if (
             not context or (not context.get("headers") and context.get("protocol_version") is None)
         ) and self.fast_path(message, direction, side, session):
@@ -255,13 +260,23 @@ class Engine:
             if raw is None or not may_hide_elicitation(raw):
                 return self._fast
             envelope = Envelope(message, direction, side=side, session=session, **context)
-            return self._hidden_duplicates(envelope, time.perf_counter_ns())
-        return self.evaluate(Envelope(message, direction, side=side, session=session, **context))
+            return self.hidden_duplicates(envelope, started)
+        # The fast route said no: go straight to the full path (evaluate() would ask again).
+        return self._judge(
+            Envelope(message, direction, side=side, session=session, **context), started
+        )
 
-    def _hidden_duplicates(
-        self, envelope: Envelope, started: int, *, counted: bool = True
+    def hidden_duplicates(
+        self, envelope: Envelope, started: int | None = None, *, counted: bool = True
     ) -> Decision:
-        """EG904 for an ordinary-looking frame whose repeated key could hide elicitation."""
+        """EG904 for an ordinary-looking frame whose repeated key could hide elicitation.
+
+        For a message :meth:`fast_path` already accepted (and counted, unless ``counted`` is
+        false) whose bytes :func:`~elicitguard.protocol.parsing.may_hide_elicitation` flags:
+        its bookkeeping is done, so only the frame finding is left to decide and record.
+        """
+        if started is None:
+            started = time.perf_counter_ns()
         if counted:
             self._counters["fast_path"] -= 1  # fast_path() counted it; it is judged here
         error = FrameError(

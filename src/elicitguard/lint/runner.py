@@ -251,18 +251,20 @@ class Linter:
             try:
                 value = parse_frame(line, max_bytes=max_bytes, max_depth=max_depth + 1)
                 plain = plain_envelope(value)
-                if (
-                    plain is not None
-                    and fast_path(plain[0], plain[1], capture, prefix + (plain[2] or ""))
-                    and not may_hide_elicitation(line)
-                ):
+                ordinary = plain is not None and fast_path(
+                    plain[0], plain[1], capture, prefix + (plain[2] or "")
+                )
+                if ordinary and not may_hide_elicitation(line):
                     continue
                 envelope = envelope_from_dict(value, raw=line)
             except FrameError as exc:
                 where = Location(line=captured.line)
                 self._line_error(label, where, LineError(captured.line, exc), result)
                 continue
-            self._evaluate(label, Location(line=captured.line), envelope, result)
+            # An ordinary line is judged only for what its repeated key could hide: its
+            # bookkeeping is done, so evaluate() must not run it again.
+            decide = self.engine.hidden_duplicates if ordinary else self.engine.evaluate
+            self._evaluate(label, Location(line=captured.line), envelope, result, decide)
 
     def _read(self, stream: Any, input_format: str) -> CaptureStream:
         limits = self.engine.policy.limits
@@ -296,7 +298,12 @@ class Linter:
             )
 
     def _evaluate(
-        self, label: str, where: Location, envelope: Envelope, result: LintResult
+        self,
+        label: str,
+        where: Location,
+        envelope: Envelope,
+        result: LintResult,
+        decide: Callable[[Envelope], Decision] | None = None,
     ) -> None:
         if envelope.server is None and self.server_name is not None:
             envelope.server = self.server_name
@@ -304,7 +311,7 @@ class Linter:
         session_label = envelope.session
         envelope.session = f"{label}\x00{session_label or ''}"
         try:
-            decision = self.engine.evaluate(envelope)
+            decision = (decide or self.engine.evaluate)(envelope)
         except FrameError as exc:  # pragma: no cover - evaluate never raises for traffic
             result.errors.append(LintError(label, line, str(exc)))
             return
