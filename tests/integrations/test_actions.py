@@ -96,7 +96,7 @@ def test_blocked_push_request_gets_the_documented_error() -> None:
     assert error["code"] == -31001
     assert "TST001" in error["data"]["elicitguard"]["codes"]
     assert error["data"]["elicitguard"]["decision_id"] == outcome.decision.decision_id  # type: ignore[union-attr]
-    assert b"evil" not in outcome.to_bytes()
+    assert b"login.evil.example" not in outcome.to_bytes()  # names the rule, never the URL
 
 
 def test_push_error_code_follows_the_policy() -> None:

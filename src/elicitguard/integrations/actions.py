@@ -82,7 +82,9 @@ __all__ = [
     "Replace",
     "Reply",
     "act",
+    "block_reason",
     "blocked_error",
+    "blocking_findings",
     "dumps",
     "error_response",
     "recover_id",
@@ -163,15 +165,45 @@ def error_response(jsonrpc_id: Any, code: int, message: str, data: Any = None) -
     return {"jsonrpc": "2.0", "id": jsonrpc_id, "error": error}
 
 
+def blocking_findings(decision: Decision) -> list[Finding]:
+    """The findings that made ``decision`` a block, most severe first.
+
+    A decision is as severe as its most severe finding, so these are the findings whose own
+    action is ``block``; the others (a warning beside the block) stay in the audit record.
+    A block that no single finding asked for (a required key that a redaction would remove)
+    names every finding.
+    """
+    blocking = [f for f in decision.findings if f.action is Action.BLOCK] or list(decision.findings)
+    return sorted(blocking, key=lambda f: -f.severity.rank)
+
+
+def block_reason(decision: Decision) -> str:
+    """One line for the person who sees the error: which rule blocked, and why.
+
+    Finding messages name fields and rules, never a value from the message, so the line is
+    safe to show; ``decision_id`` leads to the whole audit record.
+    """
+    blocking = blocking_findings(decision)
+    if not blocking:
+        return "Blocked by elicitguard policy"
+    first = blocking[0]
+    line = f"Blocked by elicitguard policy: {first.code} {first.name}: {first.message}"
+    others = list(dict.fromkeys(f.code for f in blocking[1:] if f.code != first.code))
+    if others:
+        line += f" (also {', '.join(others)})"
+    return line
+
+
 def blocked_error(jsonrpc_id: Any, decision: Decision, policy: Policy) -> dict[str, Any]:
     """The error a block produces: the policy's code and ``data.elicitguard``.
 
-    The message names rule codes only, never anything from the blocked message.
+    The message is one human line naming the rule that blocked and why (:func:`block_reason`);
+    ``data.elicitguard.codes`` lists the codes that blocked, ``decision_id`` the audit record
+    that holds every finding. Nothing from the blocked message is repeated.
     """
-    codes = list(decision.codes)
-    text = "Blocked by elicitguard policy" + (f" ({', '.join(codes)})" if codes else "")
+    codes = list(dict.fromkeys(f.code for f in blocking_findings(decision)))
     data = {"elicitguard": {"codes": codes, "decision_id": decision.decision_id}}
-    return error_response(jsonrpc_id, policy.push_error_code, text, data)
+    return error_response(jsonrpc_id, policy.push_error_code, block_reason(decision), data)
 
 
 # --- acting ---------------------------------------------------------------------------------
