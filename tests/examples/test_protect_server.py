@@ -56,11 +56,13 @@ async def drive(target: Any, era: str) -> tuple[list[Any], list[str]]:
 def check(results: list[Any], shown: list[str]) -> None:
     assert results[0] == 'book:accept:{"guests": 4}'
     assert results[2] == "connect:accept:null"
-    # Over HTTP without a verified user EG501 (warn) joins the blocking codes.
+    # Only the codes that blocked: EG501 (warn) and EG306 (log) stay in the audit record.
     assert results[1][0] == -31001
     assert {"EG201", "EG206"} <= set(results[1][1])
+    assert "EG501" not in results[1][1]
     assert results[3][0] == -31001
-    assert {"EG301", "EG306"} <= set(results[3][1])
+    assert "EG301" in results[3][1]
+    assert "EG306" not in results[3][1]
     assert shown == ["How many guests?", "https://accounts.example.com/connect"]
 
 

@@ -2,8 +2,8 @@
 
 A real ``mcp`` server (``servers/form_secrets_server.py``) asks for an API key under a German
 title and for a name plus free-text notes. On the client, ``ClientGuard`` never shows the
-API-key form (the server receives ``decline``) and blocks an answer carrying a token before it
-leaves. On the server, ``ServerGuard`` blocks the API-key form before it leaves and removes a
+API-key form (the server receives ``decline``) and withholds an answer carrying a token (the
+server, or in 2026-07-28 the caller, gets an error saying so, never a false ``decline``). On the server, ``ServerGuard`` blocks the API-key form before it leaves and removes a
 pasted token from the answer before the tool reads it; a token in a required field turns the
 answer into ``decline``.
 """
@@ -54,8 +54,10 @@ def run(script: Path, args: list[str], era: str, host: Any, body: Callable[[Any]
 @pytest.mark.parametrize("era", ERAS)
 def test_client_guard_never_shows_a_secret_form_and_blocks_a_secret_answer(era: str) -> None:
     """EG201: the API-key form never reaches the user, the server gets ``decline``. EG204: an
-    answer with a pasted token is blocked on the client and the server gets ``decline``; the
-    host learns the codes, never the value."""
+    answer with a pasted token is withheld on the client: never a false ``decline``, the
+    call fails with the policy's error saying the answer was withheld (push era: the server
+    got that error in place of the answer; 2026-07-28: the retry never left). The host learns
+    the codes, never the value."""
     notices: list[GuardNotice] = []
     guard = ClientGuard(server="form-secrets-server", on_block=notices.append)
     host = Host(content={"name": "Ada", "notes": "use " + TOKEN})
@@ -65,9 +67,10 @@ def test_client_guard_never_shows_a_secret_form_and_blocks_a_secret_answer(era: 
 
     key, notes = run(SERVER, [], era, host, body, guard)
     assert report(key) == ("key", "decline", None)
-    assert report(notes) == ("notes", "decline", None)
+    assert blocked_by(notes, "EG204"), notes
+    assert notes["data"]["elicitguard"]["withheld"] is True
     assert [shown["message"] for shown in host.shown] == ["Anything else we should know?"]
-    assert [(n.stage, n.outcome) for n in notices] == [("request", "decline"), ("answer", "decline")]
+    assert [(n.stage, n.outcome) for n in notices] == [("request", "decline"), ("answer", "withheld")]
     assert "EG201" in notices[0].codes
     assert "EG204" in notices[1].codes
     assert all(TOKEN not in n.reason and TOKEN[4:16] not in n.reason for n in notices)

@@ -20,6 +20,7 @@ from tests.integrations.sdk_peers import (
     FORM_ONLY_POLICY,
     GUARD_POLICY,
     Host,
+    blocked_by,
     outcome,
     server_params,
 )
@@ -140,7 +141,8 @@ def test_one_blocked_entry_of_a_round_is_declined_and_the_other_answered() -> No
 @pytest.mark.parametrize("era", ERAS)
 def test_an_answer_is_checked_before_it_leaves(era: str) -> None:
     """The user's answer is evaluated too: content that does not match the form's schema
-    (EG110, blocked in the test policy) is replaced by ``decline``."""
+    (EG110, blocked in the test policy) is withheld: the call fails with the policy's error,
+    marked ``withheld``, never a false ``decline``."""
     notices: list[GuardNotice] = []
     guard = ClientGuard(policy=GUARD_POLICY, on_block=notices.append)
     host = Host(content={"name": "x", "card_number": "4111 1111 1111 1111"})
@@ -149,9 +151,10 @@ def test_an_answer_is_checked_before_it_leaves(era: str) -> None:
         return await outcome(client, "form_tool", variant="benign")
 
     result = run_client(guard, era, host, body)
-    assert answered(result) == ("decline", None)
+    assert blocked_by(result, "EG110"), result
+    assert result["data"]["elicitguard"]["withheld"] is True
     assert len(host.shown) == 1
-    assert [(n.stage, n.outcome) for n in notices] == [("answer", "decline")]
+    assert [(n.stage, n.outcome) for n in notices] == [("answer", "withheld")]
     assert "EG110" in notices[0].codes
     assert "4111" not in repr(notices[0]) + notices[0].reason
     assert all("4111" not in f.message for f in notices[0].findings)

@@ -29,12 +29,13 @@ import functools
 import ipaddress
 import re
 from collections.abc import Iterator, Sequence
-from importlib import resources
 from typing import Any, Final, NamedTuple
 from urllib.parse import unquote
 
 import orjson
 from rfc3986 import misc as _rfc3986
+
+from elicitguard.checks.domains._psl import is_known_tld
 
 __all__ = [
     "ParsedUrl",
@@ -608,23 +609,6 @@ def _trim(candidate: str) -> str:
         while text.endswith(closer) and text.count(closer) > text.count(opener):
             text = text[:-1].rstrip(_TRAILING)
     return text
-
-
-@functools.cache
-def _tlds() -> frozenset[str]:
-    """Top-level domains from tldextract's bundled Public Suffix List snapshot (offline)."""
-    text = resources.files("tldextract").joinpath(".tld_set_snapshot").read_text("utf-8")
-    tlds: set[str] = set()
-    for line in text.splitlines():
-        entry = line.strip().lstrip("*!")
-        if entry and not entry.startswith("//") and "." not in entry:
-            tlds.add(entry if entry.isascii() else entry.encode("idna").decode("ascii"))
-    return frozenset(tlds)
-
-
-def is_known_tld(label: str) -> bool:
-    """True when ``label`` is a top-level domain of the Public Suffix List."""
-    return label.lower() in _tlds()
 
 
 def _bare_domains(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[int, str]]:

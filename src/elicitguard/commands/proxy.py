@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from elicitguard.errors import ElicitguardError
+from elicitguard.protocol.envelope import Side
 
 __all__ = ["register"]
 
@@ -95,6 +96,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--server-name", help="your name for the server (policy exceptions match it)"
     )
+    parser.add_argument(
+        "--audit-log",
+        type=Path,
+        metavar="FILE",
+        help="append audit records to FILE (mode 0600) instead of the policy's audit sink; "
+        "keeps them apart from the server's own stderr",
+    )
     parser.add_argument("--record", type=Path, metavar="FILE", help="record envelopes (JSONL)")
     parser.add_argument(
         "--record-raw",
@@ -140,7 +148,16 @@ def _engine(args: argparse.Namespace) -> Any:
     from elicitguard.engine.engine import Engine
     from elicitguard.engine.policy import load_policy
 
-    return Engine(load_policy(args.policy, env=args.env))
+    policy = load_policy(args.policy, env=args.env)
+    if args.audit_log is None:
+        return Engine(policy)
+    from elicitguard.audit.sink import open_sink
+
+    try:
+        sink = open_sink("file", str(args.audit_log))
+    except OSError as exc:
+        raise ElicitguardError(f"cannot open --audit-log {args.audit_log}: {exc.strerror}") from exc
+    return Engine(policy, audit=sink)
 
 
 def _run_stdio(args: argparse.Namespace) -> int:
@@ -221,6 +238,9 @@ def _run_http(args: argparse.Namespace) -> int:
         print(f"elicitguard: {exc}", file=sys.stderr)
         engine.close()
         return 2
+    notice = unverified_user_notice(engine)
+    if notice is not None:
+        print(notice, file=sys.stderr)
     try:
         return serve_http(
             engine,
@@ -238,6 +258,26 @@ def _run_http(args: argparse.Namespace) -> int:
         )
     finally:
         engine.close()
+
+
+def unverified_user_notice(engine: Any) -> str | None:
+    """The startup line of an HTTP proxy that can verify no user (EG501 on, no identity).
+
+    Said once here, and EG501 then reports each session's first elicitation only, instead
+    of the same finding on every message; a policy that blocks on EG501 still blocks each.
+    """
+    from elicitguard.engine.builtin.identity_rules import identity_configured
+
+    rule = engine.policy.rules.get("EG501")
+    if rule is None or rule.action_for(Side.PROXY) is None:
+        return None
+    if identity_configured(engine.policy.identity):
+        return None
+    return (
+        "elicitguard: no identity is configured (policy `identity:` has no issuers or keys), "
+        "so no user can be verified; EG501 reports the first elicitation of each session. "
+        "See `elicitguard rules explain EG501`."
+    )
 
 
 def _sealing(args: argparse.Namespace, engine: Any, server: str | None) -> Any:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitguard.engine.decision import Hit
+from elicitguard.engine.decision import Action, Hit
 from elicitguard.protocol.envelope import Envelope, Side
 from elicitguard.protocol.items import Item
 from elicitguard.protocol.session import SessionState
@@ -32,6 +32,9 @@ class CheckContext:
     #: What the integration lends the checks beyond the message: the credential vault
     #: (``vault``, EG603), the policy's ``identity`` settings (EG602). Read-only for checks.
     services: Mapping[str, Any] = field(default_factory=dict)
+    #: The action of the rule being run, for this side (set by the engine before each check):
+    #: a check may say a session-level fact once while it only warns, never while it blocks.
+    action: Action | None = None
 
     @property
     def server(self) -> str | None:

@@ -394,8 +394,10 @@ class Engine:
         errors: list[str],
     ) -> list[Hit] | None:
         """Run one rule and emit its findings; its hits, or ``None`` when it raised."""
-        if rule.action_for(ctx.side) is None:
+        action = rule.action_for(ctx.side)
+        if action is None:
             return []
+        ctx.action = action
         try:
             hits: list[Hit]
             if rule.check is not None:

@@ -85,6 +85,7 @@ __all__ = [
     "block_reason",
     "blocked_error",
     "blocking_findings",
+    "withheld_error",
     "dumps",
     "error_response",
     "recover_id",
@@ -192,6 +193,26 @@ def block_reason(decision: Decision) -> str:
     if others:
         line += f" (also {', '.join(others)})"
     return line
+
+
+WITHHELD = "elicitguard withheld the user's answer"
+
+
+def withheld_error(jsonrpc_id: Any, decision: Decision, policy: Policy) -> dict[str, Any]:
+    """The error that replaces an answer elicitguard will not pass on (EG204, in both eras).
+
+    A ``decline`` in its place would tell the server, and through it the user, that the user
+    refused, when the user answered and elicitguard kept the answer back. So the server (push
+    era: the answer to its ``elicitation/create``) or the client (2026-07-28: the retry that
+    carried the answer, which then never reaches the server) gets the policy's error code,
+    a message that says the answer was withheld and by which rule, and
+    ``data.elicitguard.withheld: true``.
+    """
+    error = blocked_error(jsonrpc_id, decision, policy)
+    body = error["error"]
+    body["message"] = WITHHELD + body["message"].removeprefix("Blocked by elicitguard policy")
+    body["data"]["elicitguard"]["withheld"] = True
+    return error
 
 
 def blocked_error(jsonrpc_id: Any, decision: Decision, policy: Policy) -> dict[str, Any]:
@@ -309,14 +330,19 @@ class _Actor:
             if self.client_side and method == "elicitation/create":
                 result = {"action": self.policy.on_block_client}
                 return Reply({"jsonrpc": "2.0", "id": jsonrpc_id, "result": result}, self.decision)
-            return Reply(blocked_error(jsonrpc_id, self.decision, self.policy), self.decision)
+            error = withheld_error if self._answering else blocked_error
+            return Reply(error(jsonrpc_id, self.decision, self.policy), self.decision)
         if jsonrpc_id is _NO_ID:
             return Drop("blocked message without id", self.decision)
-        if self.envelope.direction is Direction.CLIENT_TO_SERVER and _is_answer(self.decision):
-            # A blocked answer to the server's elicitation becomes a refusal.
-            answer = {"action": self.refusal}
-            return Replace({"jsonrpc": "2.0", "id": jsonrpc_id, "result": answer}, self.decision)
+        if self._answering:
+            # Never a false decline: the server learns that elicitguard withheld the answer.
+            return Replace(withheld_error(jsonrpc_id, self.decision, self.policy), self.decision)
         return Replace(blocked_error(jsonrpc_id, self.decision, self.policy), self.decision)
+
+    @property
+    def _answering(self) -> bool:
+        """True for a client's message carrying answers (a push response or a retry)."""
+        return self.envelope.direction is Direction.CLIENT_TO_SERVER and _is_answer(self.decision)
 
     def _redact_whole(
         self, document: dict[str, Any], items: list[Item], findings: list[Finding]
@@ -376,8 +402,7 @@ class _Actor:
                 return True
             return False
         if scope.kind == "answer":
-            _set(message, scope.item.pointer, {"action": self.refusal})
-            return True
+            return False  # a retry with a withheld answer goes no further (withheld_error)
         if scope.kind == "error_entry":
             _set(message, scope.pointer, None)  # compacted in _after_removal
             removed.append(scope.pointer)

@@ -226,6 +226,7 @@ class ElicitGuardMiddleware:
         self.recorder = recorder
         self.max_bytes = relay.policy.limits.max_message_bytes
         self._chains: BoundedMap[str, BoundedMap[str, ChainState]] = BoundedMap(4096)
+        self._notices: BoundedMap[str, set[str]] = BoundedMap(4096)
 
     # --- dispatch -----------------------------------------------------------------------
 
@@ -266,6 +267,7 @@ class ElicitGuardMiddleware:
         key = "x:" + os.urandom(12).hex()
         state = self.relay.engine.store.get(key)
         state.chains = self._shared_chains(headers)
+        state.notices = self._shared_notices(headers)
         return _Exchange(scope, headers, key, ephemeral=True, principal=principal)
 
     def _shared_chains(self, headers: dict[str, str]) -> BoundedMap[str, ChainState]:
@@ -277,6 +279,16 @@ class ElicitGuardMiddleware:
             chains = BoundedMap(1024)
             self._chains.put(key, chains)
         return chains
+
+    def _shared_notices(self, headers: dict[str, str]) -> set[str]:
+        """Session-level notices (EG501) for requests without a session, per credential."""
+        credential = headers.get("authorization", "")
+        key = hashlib.sha256(credential.encode("utf-8", "surrogatepass")).hexdigest()
+        notices = self._notices.get(key)
+        if notices is None:
+            notices = set()
+            self._notices.put(key, notices)
+        return notices
 
     def _adopt(self, exchange: _Exchange) -> None:
         """The initialize response named a session: move the exchange's state under it."""

@@ -108,6 +108,24 @@ class UpstreamApp:
         self.pool = UpstreamPool(
             parts.scheme, parts.hostname, parts.port, connect_timeout=connect_timeout
         )
+        #: Whether the last request found the upstream unreachable: an operator is told on
+        #: stderr when it goes down and when it is back, once each, not once per request.
+        self.down = False
+
+    def _reachable(self, reachable: bool, kind: str | None = None) -> None:
+        if reachable == (not self.down):
+            return
+        self.down = not reachable
+        if reachable:
+            print(
+                f"elicitguard proxy http: the upstream {self.origin} answers again", file=sys.stderr
+            )
+        else:
+            print(
+                f"elicitguard proxy http: cannot reach the upstream {self.origin} ({kind}); "
+                "clients get 502 (reason upstream_unreachable) until it answers",
+                file=sys.stderr,
+            )
 
     async def aclose(self) -> None:
         await self.pool.aclose()
@@ -145,9 +163,11 @@ class UpstreamApp:
                     await call.timeout_reply()
                 return
             except UpstreamError as exc:
+                self._reachable(False, exc.kind)
                 if not call.gone:
                     await _gateway_error(send, body, 502, "upstream_unreachable", error=exc.kind)
                 return
+            self._reachable(True)
             await call.relay(response, sse_idle=method == "POST")
         finally:
             call.stop()

@@ -61,7 +61,7 @@ from elicitguard.engine.decision import Action, Decision, Finding
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
 from elicitguard.integrations._sdk import DelegatingWriter, make_engine
-from elicitguard.integrations.actions import Forward, Outcome, Relay, Replace
+from elicitguard.integrations.actions import Forward, Outcome, Relay, Replace, Reply
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.extract import extract
 from elicitguard.protocol.items import ABSENT
@@ -391,6 +391,11 @@ class ClientGuard:
             session=round_.session,
             protocol_version=ticket.protocol_version,
         )
+        withheld = _error_of(outcome)
+        if withheld is not None:
+            # Withheld, not declined: the server (push era) or the caller (2026-07-28) learns why.
+            await self._notify("answer", "withheld", ticket, outcome.decision)
+            return withheld
         sent = round_.answer_value(outcome, answer)
         if sent is not answer:
             refused = sent.get("action") != answer.get("action")
@@ -436,6 +441,20 @@ class ClientGuard:
             key = f"mcp-client:{uuid.uuid4().hex}"
             self._sessions[session] = key
         return key
+
+
+def _error_of(outcome: Outcome) -> ErrorData | None:
+    """The JSON-RPC error an outcome answers with, as the SDK's ``ErrorData`` (else None)."""
+    if not isinstance(outcome, Replace | Reply):
+        return None
+    error = outcome.message.get("error")
+    if not isinstance(error, dict):
+        return None
+    return ErrorData(
+        code=int(error.get("code", -32603)),
+        message=str(error.get("message", "")),
+        data=error.get("data"),
+    )
 
 
 def _reason(stage: str, decision: Decision | None) -> str:

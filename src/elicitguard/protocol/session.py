@@ -139,6 +139,9 @@ class SessionState:
     #: Whether the client's HTTP requests carried an ``Authorization`` header: ``None``
     #: until a request with headers is seen, then sticky ``True`` once one had it (EG501).
     authorization: bool | None = None
+    #: Session-level notices already given (EG501's "no verified user" when no identity is
+    #: configured at all: said once per session, not on every message).
+    notices: set[str] = field(default_factory=set)
 
     @property
     def evictions(self) -> int:

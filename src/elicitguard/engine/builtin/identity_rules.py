@@ -18,13 +18,13 @@ from elicitguard.checks.identity import (
 )
 from elicitguard.checks.request_state import analyse_request_state
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit, Severity
+from elicitguard.engine.decision import Action, Hit, Severity
 from elicitguard.identity.principal import principal_key
 from elicitguard.protocol.envelope import Side, Transport
 from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import Item
 
-__all__: list[str] = []
+__all__ = ["identity_configured"]
 
 Params = Mapping[str, Any]
 #: Names that claim privileges rather than a name: never comparable with a subject.
@@ -52,7 +52,22 @@ def unverified_elicitation(item: Item, ctx: CheckContext, params: Params) -> Ite
             return
         how = "no bearer token was verified for this request"
     ctx.cache["EG501"] = True
+    if not ctx.action or ctx.action.rank < Action.BLOCK.rank:
+        if not identity_configured(ctx.services.get("identity")):
+            # Nothing could ever be verified here: a fact about the deployment, said once per
+            # session (and at startup), not a finding on every elicitation. A block repeats.
+            if "EG501" in ctx.session.notices:
+                return
+            ctx.session.notices.add("EG501")
     yield Hit(args={"how": how})
+
+
+def identity_configured(identity: Any) -> bool:
+    """True when the policy's ``identity`` section can verify anyone (keys or issuers)."""
+    if not isinstance(identity, Mapping):
+        return False
+    keys = ("require_auth", "jwks", "jwks_url", "issuers", "audience")
+    return any(bool(identity.get(key)) for key in keys)
 
 
 def _judge(value: Any, name: str, subject: str | None) -> str | None:
