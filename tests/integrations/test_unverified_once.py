@@ -45,7 +45,11 @@ def handshake(relay: Relay, session: str) -> None:
         },
     }
     relay.inspect(json.dumps(init).encode(), C2S, session=session)
-    ok = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+    ok = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {"protocolVersion": "2025-11-25", "capabilities": {}},
+    }
     relay.inspect(json.dumps(ok).encode(), S2C, session=session)
 
 

@@ -85,10 +85,10 @@ __all__ = [
     "block_reason",
     "blocked_error",
     "blocking_findings",
-    "withheld_error",
     "dumps",
     "error_response",
     "recover_id",
+    "withheld_error",
 ]
 
 PARSE_ERROR = -32700

@@ -52,13 +52,13 @@ def unverified_elicitation(item: Item, ctx: CheckContext, params: Params) -> Ite
             return
         how = "no bearer token was verified for this request"
     ctx.cache["EG501"] = True
-    if not ctx.action or ctx.action.rank < Action.BLOCK.rank:
-        if not identity_configured(ctx.services.get("identity")):
-            # Nothing could ever be verified here: a fact about the deployment, said once per
-            # session (and at startup), not a finding on every elicitation. A block repeats.
-            if "EG501" in ctx.session.notices:
-                return
-            ctx.session.notices.add("EG501")
+    repeats = ctx.action is not None and ctx.action.rank >= Action.BLOCK.rank
+    if not repeats and not identity_configured(ctx.services.get("identity")):
+        # Nothing could ever be verified here: a fact about the deployment, said once per
+        # session (and at startup), not a finding on every elicitation. A block repeats.
+        if "EG501" in ctx.session.notices:
+            return
+        ctx.session.notices.add("EG501")
     yield Hit(args={"how": how})
 
 
