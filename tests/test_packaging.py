@@ -344,6 +344,6 @@ def test_wheel_in_a_fresh_virtual_environment(wheel: Path, tmp_path: Path) -> No
         for item in json.loads(report_path.read_text())["install"]
     }
     assert resolved.get("mcp") == "2.3.0"
-    assert resolved.get("fastmcp") == "4.1.6"
+    assert resolved.get("fastmcp") == "4.2.3"
     for name in ("httpx", "starlette", "uvicorn", "redis"):
         assert name in resolved, name

@@ -1,4 +1,4 @@
-"""A real FastMCP 4.1.6 server whose tools elicit the 2026-07-28 way, guarded by elicitguard.
+"""A real FastMCP 4.2.3 server whose tools elicit the 2026-07-28 way, guarded by elicitguard.
 
 ``form_tool(variant)`` asks for a name (``benign``) or a PIN (``violating``);
 ``two_questions`` asks both in one round. Tools return an ``InputRequiredResult`` and read the

@@ -273,6 +273,13 @@ def _schema_pointer(item: Item, verdict: FieldVerdict) -> str:
     return f"{item.pointer}/requestedSchema{verdict.pointer}"
 
 
+def _redactable(verdict: FieldVerdict) -> str | None:
+    """The property a ``redact`` action may remove: a top-level one (forms are flat)."""
+    if verdict.pointer == f"/properties/{escape_pointer(verdict.field)}":
+        return verdict.field
+    return None
+
+
 # --------------------------------------------------------------------------- EG201 / EG203
 
 
@@ -287,6 +294,7 @@ def secret_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
         if verdict.secret_class is not None and _fires(verdict, settings):
             yield Hit(
                 pointer=_schema_pointer(item, verdict),
+                field=_redactable(verdict),
                 args={
                     "field": _label(verdict.field),
                     "what": WHAT.get(verdict.secret_class, "a secret"),
@@ -311,6 +319,7 @@ def sensitive_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[
             continue  # EG201 reports this field
         yield Hit(
             pointer=_schema_pointer(item, verdict),
+            field=_redactable(verdict),
             args={
                 "field": _label(verdict.field),
                 "what": WHAT.get(verdict.sensitive_class, "sensitive personal data"),
