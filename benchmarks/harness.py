@@ -38,6 +38,16 @@ class Pair:
     prepare: Callable[[], object] | None = None
 
 
+def missing_peer(name: str, error: ImportError, target_ratio: float | None = None) -> Pair:
+    """A pair whose peer is not installed: measuring it fails, and the run prints a MISS row
+    that names the missing package instead of stopping (the ``bench`` extra brings them)."""
+
+    def unavailable() -> None:
+        raise ImportError(f"{error.name or 'a peer'} is not installed: pip install -e '.[bench]'")
+
+    return Pair(name, unavailable, unavailable, 1, target_ratio, "", "peer not installed")
+
+
 @dataclass
 class Result:
     """What a pair measured; times are per item in microseconds."""

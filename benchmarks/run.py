@@ -170,6 +170,24 @@ def _measure(pairs: list[Pair], rounds: int) -> list[Result]:
     return results
 
 
+def _module_rows(module: Any, build: str, quick: bool, rounds: int) -> list[Result]:
+    """A module's rows; a peer that is not installed (the ``bench`` extra) or a module that
+    breaks while it sets up costs its own rows only, printed as a MISS with the reason."""
+    try:
+        if build == "pairs":
+            return _measure(module.pairs(quick), rounds)
+        rows: list[Result] = module.results(quick)
+        return rows
+    except ImportError as exc:
+        reason = f"needs {exc.name or 'a peer'}: pip install -e '.[bench]'"
+        kind = "ImportError"
+    except Exception as exc:
+        reason, kind = f"{type(exc).__name__}: {exc}", type(exc).__name__
+    print(f"  {module.__name__}.{build}: skipped ({reason})", file=sys.stderr)
+    name = f"{module.__name__}: {build} (not run: {reason})"
+    return [Result(name, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, None, "MISS", "", "", {"error": kind})]
+
+
 def _bench_modules() -> list[Any]:
     """Every ``benchmarks/bench_*.py`` module; each defines ``pairs(quick) -> list[Pair]``."""
     folder = Path(__file__).resolve().parent
@@ -202,10 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     for module in modules:  # a module may offer pairs, whole-run results, or both
         at = time.perf_counter()
         try:
-            if hasattr(module, "pairs"):
-                results.extend(_measure(module.pairs(args.quick), rounds))
-            if hasattr(module, "results"):  # whole-run measurements (lint files, round trips)
-                results.extend(module.results(args.quick))
+            for build in ("pairs", "results"):
+                if hasattr(module, build):
+                    results.extend(_module_rows(module, build, args.quick, rounds))
         finally:
             elapsed.append((module.__name__, time.perf_counter() - at))
             print(f"  [{module.__name__}: {elapsed[-1][1]:,.1f} s]", file=sys.stderr, flush=True)
