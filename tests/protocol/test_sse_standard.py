@@ -78,9 +78,8 @@ def reference_events(stream: bytes) -> tuple[list[Dispatched], list[str]]:
         elif field == "id":
             if "\x00" not in value:
                 last_id_buffer = value
-        elif field == "retry":
-            if value and all(c in "0123456789" for c in value):
-                retries.append(value)
+        elif field == "retry" and value and all(c in "0123456789" for c in value):
+            retries.append(value)
     return dispatched, retries
 
 
@@ -181,8 +180,9 @@ def test_raw_bytes_rebuild_the_stream(stream: bytes) -> None:
     _, _, events = parser_events([stream], terminated_only=False)
     joined = b"".join(e.raw for e in events)
     body = stream.removeprefix(b"\xef\xbb\xbf")
-    assert parser_events([joined], terminated_only=False)[0] == (
-        parser_events([body], terminated_only=False)[0]
+    assert (
+        parser_events([joined], terminated_only=False)[0]
+        == (parser_events([body], terminated_only=False)[0])
     )
 
 
