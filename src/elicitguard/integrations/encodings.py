@@ -22,6 +22,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
+from elicitguard.errors import ElicitguardError
+
 __all__ = [
     "MAX_CODINGS",
     "SUPPORTED",
@@ -40,7 +42,7 @@ _ALIASES = {"x-gzip": "gzip", "x-deflate": "deflate"}
 SUPPORTED = ("gzip", "deflate", "br", "zstd")
 
 
-class EncodingError(Exception):
+class EncodingError(ElicitguardError):
     """A body that cannot be decoded; ``encoding`` names the coding, ``str()`` says why."""
 
     def __init__(self, encoding: str, reason: str) -> None:
@@ -49,7 +51,7 @@ class EncodingError(Exception):
         self.reason = reason
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(ElicitguardError):
     """The decoded body passed the limit (``decoded`` bytes so far, ``encoding`` the chain)."""
 
     def __init__(self, encoding: str, decoded: int) -> None:
