@@ -83,6 +83,7 @@ DISGUISES: dict[str, tuple[bytes | None, bytes | None, str]] = {
     "octet-stream": (b"application/octet-stream", None, "json"),
     "no-type": (None, None, "json"),
     "text-plain-sse": (b"text/plain", None, "sse"),
+    "sse-label-json": (b"text/event-stream", None, "json"),
     "gzip-json": (b"application/json", b"gzip", "json"),
     "deflate-json": (b"application/json", b"deflate", "json"),
     "rawdeflate-json": (b"application/json", b"deflate", "json-rawdeflate"),

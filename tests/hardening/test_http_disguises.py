@@ -189,6 +189,16 @@ def test_unlabelled_jsonrpc_is_refused_by_default(proxy: str, name: str) -> None
         assert "labelled" in detail["message"]
 
 
+def test_json_under_an_sse_label_is_refused(proxy: str, asgi: str) -> None:
+    """A plain JSON body labelled text/event-stream (no ``data:`` field): a client that falls
+    back to reading it as JSON would act on it, so it is refused in the stream."""
+    for url in (proxy, asgi):
+        for attack in (True, False):
+            response = call(url, "sse-label-json", attack=attack)
+            assert_blocked(response)
+            assert refusal(response)["reason"] == "unlabelled_jsonrpc"
+
+
 @pytest.mark.parametrize("name", UNLABELLED)
 def test_unlabelled_jsonrpc_is_judged_when_the_policy_says_judge(
     judging_proxy: str, name: str

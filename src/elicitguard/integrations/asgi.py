@@ -932,6 +932,17 @@ class _ResponseFilter:
             outcome = self.guard.relay.bad_frame(b"", error, S2C, session=self.exchange.session)
             replaced = self.guard._dropped(outcome, self.exchange)
             return _keep_id(event, replaced)
+        if event.data is None and event.raw.lstrip()[:1] in (b"{", b"[") and sniff(event.raw):
+            # JSON-RPC in an event stream without a data field: a client that falls back to
+            # reading the body as JSON would act on it.
+            refused = self.guard.refusal(
+                self.exchange,
+                "content_type",
+                "the MCP server sent a JSON-RPC body labelled 'text/event-stream' "
+                "without SSE framing",
+                {"reason": "unlabelled_jsonrpc"},
+            )
+            return format_event(refused, event=b"message") if refused is not None else b""
         if event.data is None or not event.data.strip():
             return _finished(event)  # comments, priming events, bare ids
         out = await self.guard.server_message(event.data, self.exchange)
