@@ -8,6 +8,7 @@ and labels never raise.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import zlib
 
@@ -63,14 +64,10 @@ def test_one_input(data: bytes) -> None:
     codings = CHAINS[data[0] % len(CHAINS)]
     step = (data[0] >> 3) + 1
     body = data[1:]
-    try:
+    with contextlib.suppress(*EXPECTED):
         decode_body(body, content_codings(codings), limit=LIMIT)
-    except EXPECTED:
-        pass
-    try:
+    with contextlib.suppress(*EXPECTED):
         decode_in_pieces(body, codings, step)
-    except EXPECTED:
-        pass
     encoded = body
     for name in codings:
         encoded = ENCODE[name](encoded)

@@ -158,15 +158,19 @@ class _Brotli:
                     raise EncodingError("br", "data after the end of the stream")
                 return
             out = obj.process(data, output_buffer_limit=self.piece)
-            if out:
-                yield out
+            yield from self._sliced(out)
             while not obj.can_accept_more_data() and not obj.is_finished():
                 out = obj.process(b"", output_buffer_limit=self.piece)
                 if not out:
                     break
-                yield out
+                yield from self._sliced(out)
         except self.module.error as exc:
             raise EncodingError("br", f"not valid br data ({exc})") from None
+
+    def _sliced(self, out: bytes) -> Iterator[bytes]:
+        """brotli stops growing its buffer once past the limit (by up to about 32 KiB)."""
+        for start in range(0, len(out), self.piece):
+            yield out[start : start + self.piece]
 
     def finish(self) -> None:
         if not self.obj.is_finished():
