@@ -37,21 +37,12 @@ def report(result: dict[str, Any]) -> tuple[str, str, Any]:
     return kind, action, json.loads(content)
 
 
-def run(
-    script: Path,
-    args: list[str],
-    era: str,
-    host: Any,
-    body: Callable[[Any], Awaitable[Any]],
-    guard: ClientGuard | None = None,
-) -> Any:
+def run(script: Path, args: list[str], era: str, host: Any, body: Callable[[Any], Awaitable[Any]], guard: ClientGuard | None = None) -> Any:
     """Start the server on stdio, connect a client (guarded or not), run ``body``."""
 
     async def main() -> Any:
         if guard is None:
-            async with Client(
-                server_params(script, *args), mode=era, elicitation_callback=host
-            ) as client:
+            async with Client(server_params(script, *args), mode=era, elicitation_callback=host) as client:
                 return await body(client)
         transport = guard.transport(stdio_client(server_params(script, *args)))
         async with Client(transport, mode=era, elicitation_callback=guard.callback(host)) as client:  # type: ignore[arg-type]
@@ -76,10 +67,7 @@ def test_client_guard_never_shows_a_secret_form_and_blocks_a_secret_answer(era: 
     assert report(key) == ("key", "decline", None)
     assert report(notes) == ("notes", "decline", None)
     assert [shown["message"] for shown in host.shown] == ["Anything else we should know?"]
-    assert [(n.stage, n.outcome) for n in notices] == [
-        ("request", "decline"),
-        ("answer", "decline"),
-    ]
+    assert [(n.stage, n.outcome) for n in notices] == [("request", "decline"), ("answer", "decline")]
     assert "EG201" in notices[0].codes
     assert "EG204" in notices[1].codes
     assert all(TOKEN not in n.reason and TOKEN[4:16] not in n.reason for n in notices)

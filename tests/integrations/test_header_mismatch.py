@@ -8,15 +8,7 @@ import pytest
 
 from elicitguard.integrations.asgi import header_mismatch
 
-CALL = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {
-        "name": "book_täble",
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
-    },
-}
+CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book_täble", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
 B64 = "=?base64?" + base64.b64encode("book_täble".encode()).decode() + "?="
 
 
@@ -24,10 +16,7 @@ B64 = "=?base64?" + base64.b64encode("book_täble".encode()).decode() + "?="
     ("headers", "disagrees"),
     [
         ({}, False),  # no Mcp-* headers at all (push era)
-        (
-            {"mcp-method": "tools/call", "mcp-name": B64, "mcp-protocol-version": "2026-07-28"},
-            False,
-        ),  # all agree, name in base64 form
+        ({"mcp-method": "tools/call", "mcp-name": B64, "mcp-protocol-version": "2026-07-28"}, False),  # all agree, name in base64 form
         ({"mcp-method": "tools/list"}, True),  # method smuggled
         ({"mcp-name": "book_table"}, True),  # a look-alike name
         ({"mcp-name": "=?base64?not-base64?="}, True),  # undecodable base64 form
