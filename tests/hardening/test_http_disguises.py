@@ -246,7 +246,8 @@ def test_the_upstream_is_asked_for_identity_and_a_gzip_post_is_decoded(proxy: st
 
 
 def test_an_undecodable_client_post_is_refused_naming_the_encoding(proxy: str) -> None:
-    """A corrupt gzip POST and an unknown coding get 415 with an error naming the coding."""
+    """A corrupt gzip POST and an unknown coding get 415, a gzip bomb 413, each with an
+    error naming the coding."""
     import httpx
 
     secret = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "echo"}}
@@ -256,6 +257,14 @@ def test_an_undecodable_client_post_is_refused_naming_the_encoding(proxy: str) -
     )
     assert response.status_code == 415
     assert "gzip" in response.json()["error"]["message"]
+    bomb = httpx.post(
+        proxy,
+        content=gzip.compress(b" " * (8 << 20)),
+        headers={**HEADERS, "content-encoding": "gzip"},
+        timeout=30,
+    )
+    assert bomb.status_code == 413
+    assert bomb.json()["error"]["data"]["elicitguard"]["encoding"] == "gzip"
     unknown = httpx.post(
         proxy, content=b"xx", headers={**HEADERS, "content-encoding": "compress"}, timeout=30
     )

@@ -424,12 +424,16 @@ class ElicitGuardMiddleware:
                 )
                 return None
             except BodyTooLarge as exc:
-                error = FrameError(
+                await self._refuse_request(
+                    data,
+                    exchange,
+                    send,
                     "too_large",
-                    f"the {exc.encoding}-encoded body decodes to over {self.max_bytes} bytes",
+                    f"the {exc.encoding}-encoded request body decodes to over "
+                    f"{self.max_bytes} bytes",
+                    {"reason": "too_large", "encoding": exc.encoding},
+                    status=413,
                 )
-                outcome = self.relay.bad_frame(b"", error, C2S, session=exchange.session)
-                await self._answer_bad(outcome, send)
                 return None
             scope = dict(exchange.scope)
             scope["headers"] = _set_length(_without(headers, b"content-encoding"), len(data))
@@ -458,8 +462,11 @@ class ElicitGuardMiddleware:
         kind: str,
         message: str,
         detail: dict[str, Any],
+        *,
+        status: int = UNSUPPORTED_MEDIA,
     ) -> None:
-        """HTTP 415 with a JSON-RPC error that says why (audited as a bad frame, EG904)."""
+        """HTTP 415 (413 for a bomb) with a JSON-RPC error that says why (audited as a bad
+        frame: EG904, EG903 when too large)."""
         error = FrameError(kind, message)
         outcome = self.relay.bad_frame(b"", error, C2S, session=exchange.session)
         decision = outcome.decision
@@ -474,7 +481,7 @@ class ElicitGuardMiddleware:
                 jsonrpc_id, PARSE_ERROR, f"elicitguard: {message}", {"elicitguard": detail}
             )
         )
-        await _respond(send, UNSUPPORTED_MEDIA, body)
+        await _respond(send, status, body)
 
     def refusal(
         self, exchange: _Exchange, kind: str, message: str, detail: dict[str, Any]
