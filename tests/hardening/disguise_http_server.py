@@ -84,6 +84,7 @@ DISGUISES: dict[str, tuple[bytes | None, bytes | None, str]] = {
     "no-type": (None, None, "json"),
     "text-plain-sse": (b"text/plain", None, "sse"),
     "sse-label-json": (b"text/event-stream", None, "json"),
+    "two-types": (None, None, "json"),  # two content-type headers that disagree
     "gzip-json": (b"application/json", b"gzip", "json"),
     "deflate-json": (b"application/json", b"deflate", "json"),
     "rawdeflate-json": (b"application/json", b"deflate", "json-rawdeflate"),
@@ -152,6 +153,8 @@ def disguised(ident: Any, name: str, attack: bool) -> Plan:
     headers = [(b"mcp-session-id", SESSION.encode())]
     if content_type is not None:
         headers.append((b"content-type", content_type))
+    if name == "two-types":
+        headers += [(b"content-type", b"text/plain"), (b"content-type", b"application/json")]
     if coding is not None:
         headers.append((b"content-encoding", coding))
     if framing.startswith("json"):

@@ -52,7 +52,14 @@ ENCODED_JSON = [
     "zstd-json",
     "stacked-json",
 ]
-UNLABELLED = ["text-plain", "octet-stream", "no-type", "text-plain-sse", "gzip-text-plain"]
+UNLABELLED = [
+    "text-plain",
+    "octet-stream",
+    "no-type",
+    "text-plain-sse",
+    "gzip-text-plain",
+    "two-types",
+]
 BROKEN = {"unknown-coding": "compress", "corrupt-gzip": "gzip", "bomb-gzip": "gzip"}
 PASSING = ["plain-json", *ENCODED_JSON, *SSE_FRAMINGS]
 
@@ -279,6 +286,20 @@ def test_a_text_plain_client_post_is_refused_by_default(proxy: str, judging_prox
         assert response.status_code == status, response.content
     refused = call(proxy, "plain-json", attack=False, **{"content-type": "text/plain"})
     assert refused.json()["error"]["data"]["elicitguard"]["reason"] == "unlabelled_jsonrpc"
+    import httpx
+
+    body = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"plain-json"}}'
+    two = httpx.post(
+        proxy,
+        content=body,
+        headers=[
+            ("content-type", "application/json"),
+            ("content-type", "text/plain"),
+            ("accept", HEADERS["accept"]),
+        ],
+        timeout=30,
+    )
+    assert two.status_code == 415  # two labels that disagree: neither is trusted
 
 
 def test_harmless_controls_pass_to_a_real_sdk_client(proxy: str) -> None:

@@ -205,6 +205,13 @@ def _header_values(headers: list[tuple[bytes, bytes]], name: bytes) -> list[byte
     return [v for k, v in headers if k.lower() == name]
 
 
+def _content_type(headers: list[tuple[bytes, bytes]]) -> bytes | None:
+    """The one label of a body; ``None`` when there is none or two that disagree (peers
+    differ on which one counts, so neither is trusted)."""
+    values = {v.strip().lower() for v in _header_values(headers, b"content-type")}
+    return values.pop() if len(values) == 1 else None
+
+
 def _set_length(headers: list[tuple[bytes, bytes]], length: int) -> list[tuple[bytes, bytes]]:
     out = [(k, v) for k, v in headers if k.lower() != b"content-length"]
     out.append((b"content-length", str(length).encode("ascii")))
@@ -438,10 +445,11 @@ class ElicitGuardMiddleware:
             scope = dict(exchange.scope)
             scope["headers"] = _set_length(_without(headers, b"content-encoding"), len(data))
             exchange.scope = scope
-        content_type = exchange.headers.get("content-type")
+        content_type = _content_type(headers)
         if label_of(content_type) != "json":
             found = sniff(data)
-            shown = content_type if content_type else "no content type"
+            labels = b", ".join(_header_values(headers, b"content-type")).decode("latin-1")
+            shown = labels or "no content type"
             if found == "sse" or (found == "json" and self.unlabelled == "refuse"):
                 await self._refuse_request(
                     data,
@@ -762,13 +770,10 @@ class _ResponseFilter:
 
     async def _start(self, message: Message) -> None:
         headers = list(message.get("headers", []))
-        content_type = b""
         for key, value in headers:
-            lower = key.lower()
-            if lower == b"content-type":
-                content_type = value
-            elif lower == b"mcp-session-id" and self.exchange.ephemeral:
+            if key.lower() == b"mcp-session-id" and self.exchange.ephemeral:
                 self.exchange.new_session = value.decode("latin-1")
+        content_type = _content_type(headers)
         codings = content_codings(_header_values(headers, b"content-encoding"))
         if codings:
             try:
@@ -778,7 +783,7 @@ class _ResponseFilter:
             headers = _without(headers, b"content-encoding")  # passed on decoded
         message = dict(message)
         message["headers"] = headers
-        self.content_type = content_type.decode("latin-1")
+        self.content_type = b", ".join(_header_values(headers, b"content-type")).decode("latin-1")
         label = label_of(content_type)
         if label == "sse":
             self.mode = "sse"
