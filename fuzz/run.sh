@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run one fuzz target (or all) for a given time: fuzz/run.sh TARGET|all SECONDS [libFuzzer args]
-# TARGET is extract, urls, policy or captures. The seed corpus under fuzz/corpus/TARGET is
+# TARGET is extract, urls, policy, captures, sse or bodies. The seed corpus under fuzz/corpus/TARGET is
 # copied to a work folder (new inputs never touch the repository); crashes land in
 # fuzz/findings/TARGET/ and each must become a regression test (tests/hardening/test_fuzz.py).
 set -euo pipefail
@@ -11,7 +11,7 @@ target="${1:?usage: fuzz/run.sh TARGET|all SECONDS}"
 seconds="${2:-60}"
 shift 2 || true
 if [ "$target" = all ]; then
-  for t in extract urls policy captures; do "$0" "$t" "$seconds" "$@"; done
+  for t in extract urls policy captures sse bodies; do "$0" "$t" "$seconds" "$@"; done
   exit 0
 fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/eg-fuzz-$target.XXXXXX")"

@@ -21,7 +21,7 @@ from tests.integration_support import require_module
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "fuzz"
-TARGETS = ("extract", "urls", "policy", "captures")
+TARGETS = ("extract", "urls", "policy", "captures", "sse", "bodies")
 RUNS = int(os.environ.get("ELICITGUARD_FUZZ_RUNS", "1000"))
 REGRESSIONS = Path(__file__).parent / "fuzz_regressions"
 

@@ -29,14 +29,18 @@ def parse(
 
 
 def test_events_keep_their_exact_bytes() -> None:
-    """Each event comes back with its raw bytes; an unfinished last event is discarded."""
+    """Each event comes back with its raw bytes; an unfinished last event comes last, marked."""
     events = parse([STREAM])
     assert events == [
         (b": comment\n\n", None, None),
         (b'id: 1\nevent: message\ndata: {"a":1}\n\n', b'{"a":1}', b"1"),
         (b'event: message\r\nid: 2\r\ndata: {"b":\r\ndata: 2}\r\n\r\n', b'{"b":\n2}', b"2"),
         (b"id: 3\rdata: x\r\r", b"x", b"3"),
+        (b"data: unfinished", b"unfinished", None),
     ]
+    parser = SseParser(1 << 20)
+    *_, last = parser.feed(STREAM) + parser.close()
+    assert not last.terminated
 
 
 @given(st.lists(st.integers(min_value=1, max_value=len(STREAM) - 1), max_size=8))

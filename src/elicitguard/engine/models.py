@@ -308,6 +308,9 @@ class LimitsSpec(_Strict):
     state_ttl_s: Annotated[float, Field(gt=0)] | None = None
     state_max_sessions: Annotated[int, Field(gt=0)] | None = None
     elicitations_per_minute: Annotated[int, Field(gt=0)] | None = None
+    #: An HTTP body that parses as JSON-RPC under a label other than JSON or SSE (text/plain,
+    #: none, ...): ``judge`` it like a labelled one, or ``refuse`` it (the default).
+    unlabelled_jsonrpc: Literal["judge", "refuse"] | None = None
 
 
 class OnBlockSpec(_Strict):

@@ -89,6 +89,7 @@ class Limits:
     state_ttl_s: float = 900.0
     state_max_sessions: int = 10_000
     elicitations_per_minute: int | None = None
+    unlabelled_jsonrpc: str = "refuse"
 
 
 @dataclass(slots=True)

@@ -21,6 +21,14 @@ It needs no web framework: it wraps ``receive`` and ``send``.
 * When the app's response ends before it answered the client's request (the upstream died),
   the client gets a JSON-RPC error for that request instead of silence.
 * ``GET`` streams are judged like POST streams; ``DELETE`` forgets the session's state.
+* Bodies and encodings, both directions (:mod:`~elicitguard.integrations.bodies`,
+  :mod:`~elicitguard.integrations.encodings`): the app is asked for ``Accept-Encoding:
+  identity``; a body that still arrives encoded (gzip, deflate, br, zstd, stacked) is decoded
+  within ``limits.max_message_bytes`` (a stream event by event), judged, and passed on
+  decoded (identity, which every client accepts), or refused with an error that names the
+  encoding. A body that parses as JSON-RPC under another label than JSON or SSE
+  (``text/plain``, none) is judged or refused as ``limits.unlabelled_jsonrpc`` says
+  (default ``refuse``). An SSE stream's last event without its blank line is judged too.
 
 Session state lives under the ``Mcp-Session-Id`` in the push era. A 2026-07-28 exchange has
 no session: it gets a state of its own for its pending id, sharing one map of input-required
@@ -51,9 +59,18 @@ from elicitguard.integrations.actions import (
     Reply,
     dumps,
     error_response,
+    recover_id,
+)
+from elicitguard.integrations.bodies import label_of, sniff
+from elicitguard.integrations.encodings import (
+    BodyTooLarge,
+    EncodingError,
+    StreamDecoder,
+    content_codings,
+    decode_body,
 )
 from elicitguard.integrations.recorder import Recorder
-from elicitguard.integrations.sse import SseEvent, SseParser, format_event
+from elicitguard.integrations.sse import SseEvent, SseParser, format_event, parse_events
 from elicitguard.protocol.envelope import Direction
 from elicitguard.protocol.parsing import has_duplicate_keys
 from elicitguard.protocol.session import BoundedMap, ChainState, SessionState
@@ -83,6 +100,7 @@ _END_MESSAGES = {
     "upstream_timeout": "elicitguard: the MCP server did not answer in time",
     "proxy_shutdown": "elicitguard: the proxy is shutting down",
 }
+UNSUPPORTED_MEDIA = 415
 _NO_ID = object()
 _NAMED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 C2S = Direction.CLIENT_TO_SERVER
@@ -170,6 +188,30 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
 
 
+def _identity_accepted(scope: Scope) -> Scope:
+    """The scope with ``Accept-Encoding: identity``: bodies the guard can judge as sent."""
+    headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"accept-encoding"]
+    headers.append((b"accept-encoding", b"identity"))
+    scope = dict(scope)
+    scope["headers"] = headers
+    return scope
+
+
+def _without(headers: list[tuple[bytes, bytes]], *names: bytes) -> list[tuple[bytes, bytes]]:
+    return [(k, v) for k, v in headers if k.lower() not in names]
+
+
+def _header_values(headers: list[tuple[bytes, bytes]], name: bytes) -> list[bytes]:
+    return [v for k, v in headers if k.lower() == name]
+
+
+def _content_type(headers: list[tuple[bytes, bytes]]) -> bytes | None:
+    """The one label of a body; ``None`` when there is none or two that disagree (peers
+    differ on which one counts, so neither is trusted)."""
+    values = {v.strip().lower() for v in _header_values(headers, b"content-type")}
+    return values.pop() if len(values) == 1 else None
+
+
 def _set_length(headers: list[tuple[bytes, bytes]], length: int) -> list[tuple[bytes, bytes]]:
     out = [(k, v) for k, v in headers if k.lower() != b"content-length"]
     out.append((b"content-length", str(length).encode("ascii")))
@@ -225,6 +267,7 @@ class ElicitGuardMiddleware:
         self.path = path.rstrip("/") or "/" if path is not None else None
         self.recorder = recorder
         self.max_bytes = relay.policy.limits.max_message_bytes
+        self.unlabelled = relay.policy.limits.unlabelled_jsonrpc
         self._chains: BoundedMap[str, BoundedMap[str, ChainState]] = BoundedMap(4096)
         self._notices: BoundedMap[str, set[str]] = BoundedMap(4096)
 
@@ -236,9 +279,9 @@ class ElicitGuardMiddleware:
             return
         method = scope.get("method")
         if method == "POST":
-            await self._post(scope, receive, send)
+            await self._post(_identity_accepted(scope), receive, send)
         elif method == "GET":
-            exchange = self._exchange(scope)
+            exchange = self._exchange(_identity_accepted(scope))
             try:
                 await self.app(scope, receive, _ResponseFilter(self, exchange, send).send)
             finally:
@@ -326,6 +369,11 @@ class ElicitGuardMiddleware:
                 outcome = self.relay.bad_frame(data, error, C2S, session=exchange.session)
                 await self._answer_bad(outcome, send)
                 return
+            opened = await self._open_request(data, exchange, send)
+            if opened is None:
+                return
+            data = opened
+            scope = exchange.scope
             parsed = self.relay.parse(data, C2S, session=exchange.session)
             if not isinstance(parsed, dict):
                 await self._answer_bad(parsed, send)
@@ -372,6 +420,113 @@ class ElicitGuardMiddleware:
             )
         finally:
             self._finish(exchange)
+
+    async def _open_request(self, data: bytes, exchange: _Exchange, send: Send) -> bytes | None:
+        """The body as the server would read it (decoded), or ``None`` once refused here.
+
+        An encoded body is decoded within the limit and passed on decoded; a body that reads
+        as JSON-RPC under another label is judged or refused (``limits.unlabelled_jsonrpc``).
+        """
+        headers = list(exchange.scope.get("headers", []))
+        codings = content_codings(_header_values(headers, b"content-encoding"))
+        if codings:
+            try:
+                data = decode_body(data, codings, limit=self.max_bytes)
+            except EncodingError as exc:
+                await self._refuse_request(
+                    data,
+                    exchange,
+                    send,
+                    "encoding",
+                    f"the request body cannot be decoded: {exc}",
+                    {"reason": "bad_encoding", "encoding": exc.encoding},
+                )
+                return None
+            except BodyTooLarge as exc:
+                await self._refuse_request(
+                    data,
+                    exchange,
+                    send,
+                    "too_large",
+                    f"the {exc.encoding}-encoded request body decodes to over "
+                    f"{self.max_bytes} bytes",
+                    {"reason": "too_large", "encoding": exc.encoding},
+                    status=413,
+                )
+                return None
+            scope = dict(exchange.scope)
+            scope["headers"] = _set_length(_without(headers, b"content-encoding"), len(data))
+            exchange.scope = scope
+        content_type = _content_type(headers)
+        if label_of(content_type) != "json":
+            found = sniff(data)
+            labels = b", ".join(_header_values(headers, b"content-type")).decode("latin-1")
+            shown = labels or "no content type"
+            if found == "sse" or (found == "json" and self.unlabelled == "refuse"):
+                await self._refuse_request(
+                    data,
+                    exchange,
+                    send,
+                    "content_type",
+                    f"a JSON-RPC request body labelled {shown!r}; send application/json",
+                    {"reason": "unlabelled_jsonrpc"},
+                )
+                return None
+        return data
+
+    async def _refuse_request(
+        self,
+        data: bytes,
+        exchange: _Exchange,
+        send: Send,
+        kind: str,
+        message: str,
+        detail: dict[str, Any],
+        *,
+        status: int = UNSUPPORTED_MEDIA,
+    ) -> None:
+        """HTTP 415 (413 for a bomb) with a JSON-RPC error that says why (audited as a bad
+        frame: EG904, EG903 when too large)."""
+        error = FrameError(kind, message)
+        outcome = self.relay.bad_frame(b"", error, C2S, session=exchange.session)
+        decision = outcome.decision
+        jsonrpc_id, _ = recover_id(data)
+        detail = {
+            **detail,
+            "codes": list(decision.codes) if decision is not None else [],
+            "decision_id": decision.decision_id if decision is not None else "",
+        }
+        body = dumps(
+            error_response(
+                jsonrpc_id, PARSE_ERROR, f"elicitguard: {message}", {"elicitguard": detail}
+            )
+        )
+        await _respond(send, status, body)
+
+    def refusal(
+        self, exchange: _Exchange, kind: str, message: str, detail: dict[str, Any]
+    ) -> bytes | None:
+        """A server body the guard will not pass: audited (EG904); the error the client gets
+        for its pending request, or ``None`` when none is pending."""
+        error = FrameError(kind, message)
+        outcome = self.relay.bad_frame(b"", error, S2C, session=exchange.session)
+        if exchange.request_id is _NO_ID or exchange.answered:
+            return None
+        exchange.answered = True
+        decision = outcome.decision
+        data = {
+            **detail,
+            "codes": list(decision.codes) if decision is not None else [],
+            "decision_id": decision.decision_id if decision is not None else "",
+        }
+        return dumps(
+            error_response(
+                exchange.request_id,
+                INTERNAL_ERROR,
+                f"elicitguard: {message}",
+                {"elicitguard": data},
+            )
+        )
 
     async def _read_body(self, receive: Receive) -> tuple[bytes, int] | None:
         """The request body, at most the limit kept (plus the total size)."""
@@ -587,9 +742,14 @@ async def _respond(
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+#: Decoded SSE bytes gathered before they are sent on (a bomb of tiny harmless events).
+_FLUSH = 256 * 1024
+
+
 @dataclass(slots=True)
 class _ResponseFilter:
-    """Wraps ``send``: judges JSON bodies whole and SSE bodies event by event."""
+    """Wraps ``send``: decodes what is encoded, judges JSON bodies whole, SSE event by event,
+    and bodies under another label by what they hold."""
 
     guard: ElicitGuardMiddleware
     exchange: _Exchange
@@ -599,6 +759,9 @@ class _ResponseFilter:
     chunks: list[bytes] = field(default_factory=list)
     size: int = 0
     parser: SseParser | None = None
+    decoder: StreamDecoder | None = None
+    broken: EncodingError | None = None
+    content_type: str = ""
     finished: bool = False
 
     async def send(self, message: Message) -> None:
@@ -606,87 +769,186 @@ class _ResponseFilter:
         if kind == "http.response.start":
             await self._start(message)
         elif kind == "http.response.body":
-            if self.mode == "json":
-                await self._json_body(message)
+            if self.finished:
+                return
+            if self.mode in ("json", "other"):
+                await self._whole_body(message)
             elif self.mode == "sse":
                 await self._sse_body(message)
-            else:
+            else:  # pragma: no cover - every label has a mode
                 await self.downstream(message)
         else:
             await self.downstream(message)
 
     async def _start(self, message: Message) -> None:
         headers = list(message.get("headers", []))
-        content_type = b""
         for key, value in headers:
-            lower = key.lower()
-            if lower == b"content-type":
-                content_type = value.lower()
-            elif lower == b"mcp-session-id" and self.exchange.ephemeral:
+            if key.lower() == b"mcp-session-id" and self.exchange.ephemeral:
                 self.exchange.new_session = value.decode("latin-1")
-        if content_type.startswith(b"application/json"):
-            self.mode = "json"
-            self.start = message
-            return
-        if content_type.startswith(b"text/event-stream"):
+        content_type = _content_type(headers)
+        codings = content_codings(_header_values(headers, b"content-encoding"))
+        if codings:
+            try:
+                self.decoder = StreamDecoder(codings)
+            except EncodingError as exc:
+                self.broken = exc
+            headers = _without(headers, b"content-encoding")  # passed on decoded
+        message = dict(message)
+        message["headers"] = headers
+        self.content_type = b", ".join(_header_values(headers, b"content-type")).decode("latin-1")
+        label = label_of(content_type)
+        if label == "sse":
             self.mode = "sse"
             self.parser = SseParser(self.guard.max_bytes + 1024)
-            message = dict(message)
-            message["headers"] = [(k, v) for k, v in headers if k.lower() != b"content-length"]
-        await self.downstream(message)
-
-    async def _json_body(self, message: Message) -> None:
-        chunk = message.get("body", b"")
-        if self.size <= self.guard.max_bytes:
-            self.chunks.append(chunk)
-        self.size += len(chunk)
-        if message.get("more_body", False):
+            message["headers"] = _without(headers, b"content-length")
+            await self.downstream(message)
             return
+        self.mode = label  # json, or other: judged by what it holds once complete
+        self.start = message
+
+    def _keep(self, piece: bytes) -> None:
+        if self.size <= self.guard.max_bytes:
+            self.chunks.append(piece)
+        self.size += len(piece)
+
+    async def _whole_body(self, message: Message) -> None:
+        chunk = message.get("body", b"")
+        more = bool(message.get("more_body", False))
+        limit = self.guard.max_bytes
+        if self.decoder is None or self.broken is not None:
+            self._keep(chunk)
+        elif self.size <= limit:
+            try:
+                for piece in self.decoder.feed(chunk):
+                    self._keep(piece)
+                    if self.size > limit:
+                        break  # a bomb: stop decoding, refuse below
+                if not more and self.size <= limit:
+                    self.decoder.finish()
+            except EncodingError as exc:
+                self.broken = exc
+        if more:
+            return
+        await self._send_whole()
+
+    def _encoding_refusal(self, exc: EncodingError) -> bytes | None:
+        return self.guard.refusal(
+            self.exchange,
+            "encoding",
+            f"the MCP server's {exc.encoding}-encoded response cannot be used: {exc.reason}",
+            {"reason": "bad_encoding", "encoding": exc.encoding},
+        )
+
+    async def _send_whole(self) -> None:
+        guard, exchange = self.guard, self.exchange
         start = self.start or {"type": "http.response.start", "status": 200, "headers": []}
         data = b"".join(self.chunks)
-        if self.size > self.guard.max_bytes:
+        refused = False
+        out: bytes | None
+        if self.broken is not None:
+            out, refused = self._encoding_refusal(self.broken), True
+        elif self.size > guard.max_bytes and self.decoder is not None:
+            out, refused = (
+                guard.refusal(
+                    exchange,
+                    "too_large",
+                    f"the MCP server's {self.decoder.name}-encoded response decodes to over "
+                    f"{guard.max_bytes} bytes",
+                    {"reason": "too_large", "encoding": self.decoder.name},
+                ),
+                True,
+            )
+        elif self.size > guard.max_bytes:
             error = FrameError("too_large", f"response of {self.size} bytes is over the limit")
-            outcome = self.guard.relay.bad_frame(
-                data[:8192], error, S2C, session=self.exchange.session
-            )
-            out = self.guard._dropped(outcome, self.exchange) or self.guard.unanswered(
-                self.exchange
-            )
-        elif self.exchange.scope.get(UPSTREAM_END) is not None:
-            out = self.guard.unanswered(self.exchange)  # cut short on purpose: say why
+            outcome = guard.relay.bad_frame(data[:8192], error, S2C, session=exchange.session)
+            out = guard._dropped(outcome, exchange) or guard.unanswered(exchange)
+        elif exchange.scope.get(UPSTREAM_END) is not None:
+            out = guard.unanswered(exchange)  # cut short on purpose: say why
         elif not data.strip():
             out = data
+        elif self.mode == "json":
+            out = await self._judged(data)
         else:
-            out = await self.guard.server_message(data, self.exchange)
-            if out is None:
-                out = self.guard.unanswered(self.exchange)
+            found = sniff(data)
+            shown = self.content_type or "no content type"
+            if found is None:
+                out = data  # not JSON-RPC under any reading: an error page, say
+            elif guard.unlabelled == "refuse":
+                out, refused = (
+                    guard.refusal(
+                        exchange,
+                        "content_type",
+                        f"the MCP server sent a JSON-RPC body labelled {shown!r}",
+                        {"reason": "unlabelled_jsonrpc"},
+                    ),
+                    True,
+                )
+            elif found == "json":
+                out = await self._judged(data)
+            else:
+                out = await self._judge_stream(data)
         body = out if out is not None else b""
         start = dict(start)
-        start["headers"] = _set_length(list(start.get("headers", [])), len(body))
+        headers = list(start.get("headers", []))
+        if refused:
+            headers = [*_without(headers, b"content-type"), (b"content-type", b"application/json")]
+        start["headers"] = _set_length(headers, len(body))
         if out is None:
             start["status"] = 202
         await self.downstream(start)
         await self.downstream({"type": "http.response.body", "body": body, "more_body": False})
+
+    async def _judged(self, data: bytes) -> bytes | None:
+        out = await self.guard.server_message(data, self.exchange)
+        return out if out is not None else self.guard.unanswered(self.exchange)
+
+    async def _judge_stream(self, data: bytes) -> bytes:
+        """An event stream under another label, judged event by event like a labelled one."""
+        out = bytearray()
+        for event in parse_events(data, max_bytes=self.guard.max_bytes + 1024):
+            out += await self._event(event)
+        tail = self.guard.unanswered(self.exchange)
+        if tail is not None:
+            out += format_event(tail, event=b"message")
+        return bytes(out)
 
     async def _sse_body(self, message: Message) -> None:
         parser = self.parser
         if parser is None:  # pragma: no cover - set in _start
             return
         more = bool(message.get("more_body", False))
-        events = parser.feed(message.get("body", b""))
-        if not more:
-            events += parser.close()
+        chunk = message.get("body", b"")
         out = bytearray()
-        for event in events:
-            out += await self._event(event)
-        if not more:
-            tail = self.guard.unanswered(self.exchange)
+        try:
+            if self.broken is not None:
+                raise self.broken
+            pieces = self.decoder.feed(chunk) if self.decoder is not None else iter((chunk,))
+            for piece in pieces:
+                for event in parser.feed(piece):
+                    out += await self._event(event)
+                if len(out) > _FLUSH:
+                    await self._emit(bytes(out), more=True)
+                    out.clear()
+            if not more and self.decoder is not None:
+                self.decoder.finish()
+        except EncodingError as exc:
+            self.broken = exc
+        ending = not more or self.broken is not None
+        if ending:
+            for event in parser.close():
+                out += await self._event(event)
+            if self.broken is not None:
+                tail = self._encoding_refusal(self.broken)
+            else:
+                tail = self.guard.unanswered(self.exchange)
             if tail is not None:
                 out += format_event(tail, event=b"message")
-        if out or not more:
-            await self.downstream(
-                {"type": "http.response.body", "body": bytes(out), "more_body": more}
-            )
+            self.finished = True
+        if out or ending:
+            await self._emit(bytes(out), more=not ending)
+
+    async def _emit(self, body: bytes, *, more: bool) -> None:
+        await self.downstream({"type": "http.response.body", "body": body, "more_body": more})
 
     async def _event(self, event: SseEvent) -> bytes:
         if event.oversize:
@@ -694,12 +956,36 @@ class _ResponseFilter:
             outcome = self.guard.relay.bad_frame(b"", error, S2C, session=self.exchange.session)
             replaced = self.guard._dropped(outcome, self.exchange)
             return _keep_id(event, replaced)
+        if event.data is None and event.raw.lstrip()[:1] in (b"{", b"[") and sniff(event.raw):
+            # JSON-RPC in an event stream without a data field: a client that falls back to
+            # reading the body as JSON would act on it.
+            refused = self.guard.refusal(
+                self.exchange,
+                "content_type",
+                "the MCP server sent a JSON-RPC body labelled 'text/event-stream' "
+                "without SSE framing",
+                {"reason": "unlabelled_jsonrpc"},
+            )
+            return format_event(refused, event=b"message") if refused is not None else b""
         if event.data is None or not event.data.strip():
-            return event.raw  # comments, priming events, bare ids
+            return _finished(event)  # comments, priming events, bare ids
         out = await self.guard.server_message(event.data, self.exchange)
         if out is event.data:
-            return event.raw
+            return _finished(event)
         return _keep_id(event, out)
+
+
+def _finished(event: SseEvent) -> bytes:
+    """An event passed on as it came; a last one without its blank line gets one, so every
+    client (strict or lenient) reads the one event the guard judged."""
+    raw = event.raw
+    if event.terminated:
+        return raw
+    if raw.endswith(b"\n"):
+        return raw + b"\n"
+    if raw.endswith(b"\r"):
+        return raw + b"\r"
+    return raw + b"\n\n"
 
 
 def _keep_id(event: SseEvent, data: bytes | None) -> bytes:

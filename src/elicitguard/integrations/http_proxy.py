@@ -9,7 +9,10 @@ the upstream connection. Paths other than the MCP endpoint (OAuth metadata, for 
 are forwarded untouched.
 
 Hop-by-hop headers are not forwarded, ``Host`` is the upstream's, and ``Accept-Encoding``
-is dropped so that bodies arrive uncompressed and can be judged. Everything else passes,
+is always ``identity`` so that bodies arrive uncompressed and can be judged; a body that is
+encoded all the same (gzip, deflate, br, zstd) keeps its ``Content-Encoding`` here and the
+guard decodes it within the size limits, judges it, and passes it on decoded, or refuses
+it naming the encoding (:mod:`elicitguard.integrations.encodings`). Everything else passes,
 ``Authorization``, ``Mcp-Session-Id`` and unknown ``Mcp-Param-*`` headers included (TR-02).
 
 ``request_timeout`` (``--request-timeout``) bounds how long the upstream may leave a request
@@ -77,7 +80,9 @@ HOP_BY_HOP = frozenset(
         b"accept-encoding",
     }
 )
-_RESPONSE_DROP = HOP_BY_HOP - {b"content-length"} | {b"content-encoding"}
+_RESPONSE_DROP = HOP_BY_HOP - {b"content-length"}
+#: Asked of the upstream on every path: what arrives can be judged as sent.
+IDENTITY = (b"accept-encoding", b"identity")
 
 #: Called with the phase (``headers``, ``body``, ``idle``) when a request times out.
 TimeoutHook = Callable[[str], None]
@@ -140,6 +145,7 @@ class UpstreamApp:
         if scope.get("query_string"):
             target += b"?" + scope["query_string"]
         headers = [(k, v) for k, v in scope.get("headers", ()) if k.lower() not in HOP_BY_HOP]
+        headers.append(IDENTITY)
         body = await _read_all(receive)
         if body is None:
             return

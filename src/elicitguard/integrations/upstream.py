@@ -19,8 +19,9 @@ What it does:
 * :meth:`UpstreamResponse.abort` (a client that left, a timeout) closes the connection at
   once from any task, and the reader wakes up.
 
-It does not do HTTP/2, proxies, redirects, decompression or upgrades; ``Accept-Encoding``
-is never sent, so bodies arrive as the server wrote them and can be judged.
+It does not do HTTP/2, proxies, redirects, decompression or upgrades: the proxy asks for
+``Accept-Encoding: identity`` and hands whatever arrives, encoded or not, to the guard
+(which decodes it, capped, in :mod:`elicitguard.integrations.encodings`).
 """
 
 from __future__ import annotations

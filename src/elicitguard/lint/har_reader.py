@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -56,39 +55,32 @@ from elicitguard.lint.capture import CaptureEntry, Location, Skipped
 from elicitguard.lint.envelopes import LineError
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.parsing import parse_frame
+from elicitguard.protocol.sse import parse_events
 
 __all__ = ["read_har", "sse_events"]
 
 MCP_REQUEST_HEADERS = ("mcp-session-id", "mcp-protocol-version", "mcp-method", "mcp-name")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _NO_BODY_STATUSES = frozenset({202, 204, 304})
 
 
-def sse_events(text: str) -> list[str]:
-    """The data of each ``message`` event of an SSE body (WHATWG event-stream rules).
+def sse_events(text: str | bytes) -> list[str]:
+    """The data of each message event of an SSE body, read by the one SSE parser.
 
-    A final event without its blank line is still dispatched: a capture may end the body
-    where the recorder stopped, and the data is what the client received.
+    :mod:`elicitguard.protocol.sse` follows the WHATWG event-stream rules (a leading BOM,
+    CR / LF / CRLF, comments, multi-line ``data``), as the HTTP proxy does. Events of the
+    ``message`` type count, and events of another type whose data looks like JSON-RPC (a
+    lenient client may read those too); events without data do not. A final event without
+    its blank line is still dispatched: a capture may end the body where the recorder
+    stopped, and the data is what the client received.
     """
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     events: list[str] = []
-    data: list[str] = []
-    event_type = ""
-    for line in [*_LINE_BREAK.split(text), ""]:
-        if line == "":
-            joined = "\n".join(data)
-            if joined and event_type in ("", "message"):
-                events.append(joined)
-            data = []
-            event_type = ""
+    for event in parse_events(raw):
+        if not event.data:
             continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "data":
-            data.append(value)
-        elif name == "event":
-            event_type = value
+        data = event.data.decode("utf-8", "replace")
+        if event.event in (None, b"", b"message") or _looks_like_jsonrpc(data):
+            events.append(data)
     return events
 
 
@@ -265,7 +257,7 @@ class _HarReader:
         if "text/event-stream" in mime:
             events = [
                 (n, text.encode("utf-8", "surrogatepass"))
-                for n, text in enumerate(sse_events(data.decode("utf-8", "surrogatepass")))
+                for n, text in enumerate(sse_events(data))
             ]
             stream = _Stream(index, base["session"], base, events)
             yield from self._run(stream)
