@@ -763,6 +763,8 @@ class _ResponseFilter:
     broken: EncodingError | None = None
     content_type: str = ""
     finished: bool = False
+    #: The last event id the client holds for this stream (``None``: none yet, or reset).
+    last_event_id: bytes | None = None
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
@@ -939,6 +941,8 @@ class _ResponseFilter:
                 out += await self._event(event)
             if self.broken is not None:
                 tail = self._encoding_refusal(self.broken)
+            elif self._resumable():
+                tail = None  # the client resumes with Last-Event-ID; the answer comes there
             else:
                 tail = self.guard.unanswered(self.exchange)
             if tail is not None:
@@ -947,10 +951,21 @@ class _ResponseFilter:
         if out or ending:
             await self._emit(bytes(out), more=not ending)
 
+    def _resumable(self) -> bool:
+        """True when the server closed a stream it can resume (SEP-1699): the client held an
+        event id when it ended and nothing cut it short (timeout, shutdown), so the client
+        reconnects with ``Last-Event-ID`` and the answer, judged there, arrives on that
+        stream. An error in its place would end a request the server means to answer."""
+        if self.exchange.scope.get(UPSTREAM_END) is not None:
+            return False
+        return bool(self.last_event_id)
+
     async def _emit(self, body: bytes, *, more: bool) -> None:
         await self.downstream({"type": "http.response.body", "body": body, "more_body": more})
 
     async def _event(self, event: SseEvent) -> bytes:
+        if event.id is not None:
+            self.last_event_id = event.id  # passed on (or kept by _keep_id) either way
         if event.oversize:
             error = FrameError("too_large", f"event of {event.size} bytes is over the limit")
             outcome = self.guard.relay.bad_frame(b"", error, S2C, session=self.exchange.session)
