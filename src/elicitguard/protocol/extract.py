@@ -362,7 +362,7 @@ def _client_response(
 def _remember_refusal(result: Any, pending: PendingServerRequest, state: SessionState) -> None:
     """A declined or cancelled push elicitation: finished for CX-01, remembered for EG122."""
     action = result.get("action") if isinstance(result, dict) else None
-    if action not in _REFUSALS:
+    if not isinstance(action, str) or action not in _REFUSALS:
         return
     if pending.signature is not None:
         state.last_refused = (pending.signature, action)
@@ -495,7 +495,9 @@ def _server_response(
     input_requests = _input_required_payload(result, method)
     if input_requests is None:
         result_type = result.get("resultType", "complete")
-        if result_type in KNOWN_RESULT_TYPES or not is_modern(era):
+        if (isinstance(result_type, str) and result_type in KNOWN_RESULT_TYPES) or not is_modern(
+            era
+        ):
             return []
         return [_unknown_result_type(result, era, method)]
     return _input_required(result, input_requests, era, state, pending, key, envelope.principal)
