@@ -38,7 +38,11 @@ from elicitguard.identity.keys import KeyRing, load_keyring
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.extract import extract, fast_ordinary
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import has_duplicate_keys, may_hide_elicitation
+from elicitguard.protocol.parsing import (
+    has_colliding_keys,
+    may_hide_elicitation,
+    object_has_colliding_keys,
+)
 from elicitguard.protocol.session import SessionState
 from elicitguard.protocol.versions import normalise_version
 
@@ -192,16 +196,16 @@ class Engine:
         findings: list[Finding] = []
         suppressed: list[Suppressed] = []
         errors: list[str] = []
-        if (
-            envelope.raw is not None
-            and any(i.is_elicitation for i in items)
-            and has_duplicate_keys(envelope.raw)
+        if any(i.is_elicitation for i in items) and (
+            has_colliding_keys(envelope.raw)
+            if envelope.raw is not None
+            else object_has_colliding_keys(envelope.message)
         ):
-            findings.extend(
-                self._frame_findings(
-                    FrameError("duplicate_keys", "an object repeats a key"), envelope
-                )
+            # Without the bytes, exact repeats are gone; keys that collide once folded remain.
+            error = FrameError(
+                "duplicate_keys", "an object repeats a key (exactly or once letter case is folded)"
             )
+            findings.extend(self._frame_findings(error, envelope))
         self._run_items(envelope, state, items, findings, suppressed, errors)
         decision = self._decision(findings, suppressed, errors, items, started)
         if any(i.is_elicitation for i in items) or findings or suppressed:
@@ -281,8 +285,8 @@ class Engine:
             self._counters["fast_path"] -= 1  # fast_path() counted it; it is judged here
         error = FrameError(
             "duplicate_keys",
-            "an object repeats a key, and a parser keeping the first copy could read "
-            "elicitation where the last copy is ordinary",
+            "an object repeats a key (exactly or once letter case is folded), and a parser "
+            "keeping another copy could read elicitation where this one is ordinary",
         )
         findings = self._frame_findings(error, envelope)
         decision = self._decision(findings, [], [error.kind], [], started)
