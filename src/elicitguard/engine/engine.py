@@ -43,7 +43,7 @@ from elicitguard.protocol.parsing import (
     may_hide_elicitation,
     object_has_colliding_keys,
 )
-from elicitguard.protocol.session import SessionState
+from elicitguard.protocol.session import BoundedMap, SessionState
 from elicitguard.protocol.versions import normalise_version
 
 __all__ = ["FRAME_ERROR_CODES", "Engine"]
@@ -60,6 +60,10 @@ FRAME_ERROR_CODES = {
     "header_mismatch": "EG904",
     "too_deep": "EG905",
 }
+
+
+#: How many issued ``requestState`` digests the engine remembers across sessions (EG504).
+_ISSUED_STATES = 65536
 
 
 class _SafeFormat(string.Formatter):
@@ -129,6 +133,11 @@ class Engine:
             "identity": dict(self.policy.identity),
             "limits": self.policy.limits,  # EG123 reads elicitations_per_minute
             "rates": {},  # EG123's per-server windows (one engine, one set of windows)
+            # EG504: which session each requestState digest was issued in (a state
+            # presented in another one is misused), and whether every session this engine
+            # sees is seen from its start (integrations set it: see Relay).
+            "issued_states": BoundedMap[str, str](_ISSUED_STATES),
+            "whole_sessions": False,
         }
         self._ordinary = OrdinaryPlan(self.policy)
         self._always_quiet = frozenset(
@@ -188,6 +197,9 @@ class Engine:
             return self._engine_failure(envelope, exc, started)
         if self._ordinary.active:
             items = self._ordinary.extend(envelope, items, state, self.default_era, self.services)
+        for item in items:
+            if item.kind is ItemKind.INPUT_REQUIRED:
+                self._remember_issued(item, envelope.session)
         if not items:
             if envelope.raw is not None and may_hide_elicitation(envelope.raw):
                 return self.hidden_duplicates(envelope, started, counted=False)
@@ -213,6 +225,13 @@ class Engine:
         else:
             self.audit.count_fast_path()
         return decision
+
+    def _remember_issued(self, item: Item, session: str | None) -> None:
+        """Note the session an ``InputRequiredResult``'s ``requestState`` was issued in."""
+        key = item.facts.get("chain_key")
+        if isinstance(key, str) and key.startswith("rs:"):
+            issued: BoundedMap[str, str] = self.services["issued_states"]
+            issued.put(key, session or "")
 
     def fast_path(
         self,

@@ -226,7 +226,7 @@ def fast_ordinary(
             )
         if direction is Direction.SERVER_TO_CLIENT:
             return method != "elicitation/create" and method != "tasks/result"
-        if method == "initialize" or method in _RETRY_METHODS:
+        if method == "initialize" or method == "server/discover" or method in _RETRY_METHODS:
             return False
         params = msg.get("params")
         if isinstance(params, dict):
@@ -288,6 +288,8 @@ def _client_request(
         state.authorization = bool(state.authorization) or "authorization" in envelope.headers
     if method == "initialize":
         return _initialize(envelope, msg, params_d, state, default)
+    if method == "server/discover":
+        state.from_start = True  # the 2026-07-28 client's first request
     meta = params_d.get("_meta") if params_d is not None else None
     meta_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
     era = normalise_version(meta_version) or _era(envelope, state, default)
@@ -313,6 +315,7 @@ def _initialize(
     default: str | None,
 ) -> list[Item]:
     state.initialize_seen = True
+    state.from_start = True
     caps = params.get("capabilities") if params is not None else None
     elicitation = caps.get("elicitation", ABSENT) if isinstance(caps, dict) else ABSENT
     state.client_capabilities = elicitation
@@ -382,10 +385,15 @@ def _retry(
             else:
                 echo = "modified" if issued else "invented"
             chain = by_request
+        elif isinstance(request_state, str):
+            # No round of this history issued it, for this request or any other: from
+            # another connection, from before this history began, or made up (EG504).
+            echo = "unissued"
     responses = params.get("inputResponses")
     draft = method in _DRAFT_METHODS
     facts: dict[str, Any] = {"chain": chain, "chain_key": chain_key, "state_echo": echo}
     facts["request_key"] = request_key
+    facts["history_from_start"] = state.from_start
     if echo == "exact" and chain is not None:
         facts["prior_uses"] = chain.uses  # > 0: this state was already presented (EG504)
         chain.uses += 1
