@@ -9,6 +9,7 @@ warn), and the audit record says so.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import os
@@ -44,6 +45,7 @@ from elicitguard.protocol.parsing import (
     object_has_colliding_keys,
 )
 from elicitguard.protocol.session import BoundedMap, SessionState
+from elicitguard.protocol.surrogates import may_hold_lone_surrogate, without_lone_surrogates
 from elicitguard.protocol.versions import normalise_version
 
 __all__ = ["FRAME_ERROR_CODES", "Engine"]
@@ -191,6 +193,11 @@ class Engine:
     def _judge(self, envelope: Envelope, started: int) -> Decision:
         """The full path: extract the items and run the rules the policy dispatches."""
         state = self.store.get(envelope.session or "")
+        if envelope.raw is None or may_hold_lone_surrogate(envelope.raw):
+            # Checks judge what a client shows: U+FFFD where JSON held a lone surrogate.
+            clean = without_lone_surrogates(envelope.message)
+            if clean is not envelope.message:
+                envelope = dataclasses.replace(envelope, message=clean)
         try:
             items = extract(envelope, state, self.default_era)
         except Exception as exc:
