@@ -239,6 +239,11 @@ def _envelope_objects(message: Any) -> list[Any]:
     if not isinstance(message, dict):
         return []
     found: list[Any] = [message]
+    inner = message.get("message")
+    if "direction" in message and isinstance(inner, dict):
+        # A capture line (``{"direction": ..., "message": {...}}``): the message inside.
+        found = [message, inner]
+        message = inner
     for name in ("params", "result", "error"):
         part = message.get(name)
         if not isinstance(part, dict):
