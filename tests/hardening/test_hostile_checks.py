@@ -27,6 +27,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.corpus import case_envelopes
 
 from elicitguard import Engine, Envelope, load_policy
 from elicitguard.audit.sink import AuditSink
@@ -38,7 +39,6 @@ from elicitguard.protocol.extract import extract
 from elicitguard.protocol.items import ItemKind
 from elicitguard.protocol.session import SessionState
 from elicitguard.protocol.surrogates import without_lone_surrogates
-from tests.corpus import case_envelopes
 
 EXAMPLES = int(os.environ.get("ELICITGUARD_HYPOTHESIS_EXAMPLES", "150"))
 SETTINGS = settings(
