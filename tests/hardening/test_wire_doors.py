@@ -227,3 +227,69 @@ def test_a_capture_that_starts_mid_conversation_is_not_judged_on_provenance() ->
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+HTTP_PEER = str(Path(__file__).with_name("wire_http_peer.py"))
+HEADERS = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+}
+
+
+@pytest.fixture
+def http_door(tmp_path: Path) -> Any:
+    """The HTTP wire peer and ``elicitguard proxy http`` (built-in default) in front of it."""
+    from tests.integrations.support import http_proxy
+
+    log = tmp_path / "server-saw.jsonl"
+    process = subprocess.Popen([PY, HTTP_PEER, str(log)], stdout=subprocess.PIPE)
+    try:
+        port = int(read_line(process.stdout).decode().split()[1])
+        with http_proxy(f"http://127.0.0.1:{port}/mcp", policy="builtin:default") as url:
+            yield url, log
+    finally:
+        stop(process)
+
+
+def _post(url: str, frame: dict[str, Any] | str, name: str | None = None) -> Any:
+    import httpx
+
+    body = frame if isinstance(frame, str) else json.dumps(frame)
+    headers = dict(HEADERS)
+    if isinstance(frame, dict) and "method" in frame:
+        headers["mcp-method"] = str(frame["method"])
+        if name is not None:
+            headers["mcp-name"] = name
+    return httpx.post(url, content=body.encode(), headers=headers, timeout=30)
+
+
+@pytest.mark.integration
+def test_the_http_proxy_holds_the_same_tricks(http_door: tuple[str, Path]) -> None:
+    """Over Streamable HTTP: SSE events and JSON bodies, both directions."""
+    url, log = http_door
+    answer = _post(url, _call(1, "ask"), "ask")
+    text = answer.text
+    assert '"done"' in text
+    assert "password" not in text  # the notification
+    assert "METHOD" not in text  # the smuggled ping
+    noid = _post(url, _call(2, "noid"), "noid")
+    assert "inputRequests" not in noid.text
+    assert "password" not in noid.text
+    _post(url, {"jsonrpc": "2.0", "result": {"action": "accept", "content": {"password": "x"}}})
+    forged = _call(3, "transfer", requestState="v1.never-issued", inputResponses={"q": {}})
+    refused = _post(url, forged, "transfer")
+    assert "error" in refused.json()
+    issued = _post(url, _call(4, "round"), "round").json()
+    assert issued["result"]["requestState"] == "v1.issued-here"
+    genuine = _call(
+        5,
+        "round",
+        requestState="v1.issued-here",
+        inputResponses={"q": {"action": "accept", "content": {"guests": 2}}},
+    )
+    _post(url, genuine, "round")
+    saw = log.read_text(encoding="utf-8")
+    assert "never-issued" not in saw
+    assert '"content": {"password": "x"}' not in saw
+    assert "v1.issued-here" in saw
