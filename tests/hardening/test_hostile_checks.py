@@ -40,7 +40,7 @@ from elicitguard.protocol.items import ItemKind
 from elicitguard.protocol.session import SessionState
 from elicitguard.protocol.surrogates import without_lone_surrogates
 
-EXAMPLES = int(os.environ.get("ELICITGUARD_HYPOTHESIS_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("ELICITGUARD_HYPOTHESIS_EXAMPLES", "60"))
 SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,
