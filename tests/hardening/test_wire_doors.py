@@ -293,3 +293,23 @@ def test_the_http_proxy_holds_the_same_tricks(http_door: tuple[str, Path]) -> No
     assert "never-issued" not in saw
     assert '"content": {"password": "x"}' not in saw
     assert "v1.issued-here" in saw
+
+
+def test_sdk_relays_judge_provenance_and_notifications() -> None:
+    """The relay the SDK server wrappers use (parsed messages, no bytes) blocks the same."""
+    from elicitguard.integrations.actions import Drop, Forward, Relay, Reply
+
+    relay = Relay(_engine(), side=Side.SERVER)
+    forged = _call(3, "transfer", requestState="v1.never-issued", inputResponses={"q": {}})
+    assert isinstance(relay.inspect(forged, Direction.CLIENT_TO_SERVER, session="c"), Reply)
+    notification = json.loads(NOTIFICATION)
+    assert isinstance(relay.inspect(notification, Direction.SERVER_TO_CLIENT, session="c"), Drop)
+    folded = {"jsonrpc": "2.0", "id": 4, "method": "elicitation/create", "params": FORM}
+    folded["params"] = {**FORM, "Message": "Something else entirely"}
+    outcome = relay.inspect(folded, Direction.SERVER_TO_CLIENT, session="c")
+    assert isinstance(outcome, Reply)
+    assert outcome.decision is not None
+    assert "EG904" in [f.code for f in outcome.decision.findings]
+    # The MCPServer middleware sees states in another form: it does not judge provenance.
+    middleware = Relay(_engine(), side=Side.SERVER, location={"request_state": "plaintext"})
+    assert isinstance(middleware.inspect(forged, Direction.CLIENT_TO_SERVER, session="m"), Forward)
