@@ -84,3 +84,61 @@ def test_control_character_in_a_policy_is_a_clear_policy_error(tmp_path: Path) -
     with pytest.raises(PolicyError, match=r"control character U\+0001") as caught:
         load_policy(policy, environ={})
     assert caught.value.line == 3
+
+
+def test_result_type_object_is_judged_not_raised() -> None:
+    """Fuzzing finding: a ``resultType`` object made extract() raise TypeError (EG901)."""
+    from elicitguard.protocol.envelope import Direction, Envelope
+    from elicitguard.protocol.extract import extract
+    from elicitguard.protocol.session import SessionState
+
+    for value in ({"a": 1}, ["input_required"], None, 7):
+        message = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": value}}
+        items = extract(Envelope(message, Direction.SERVER_TO_CLIENT), SessionState(), "2026-07-28")
+        assert [i.kind.value for i in items] == ["result"]
+
+
+def test_extends_name_too_long_is_a_policy_error_with_file_and_line(tmp_path: Path) -> None:
+    """Fuzzing finding: an ``extends:`` entry past the file system's limit raised OSError."""
+    from elicitguard.engine.policy import load_policy
+    from elicitguard.errors import PolicyError
+
+    policy = tmp_path / "p.yaml"
+    policy.write_text("name: x\nextends:\n  - " + "a" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(PolicyError, match="file name too long") as caught:
+        load_policy(policy, environ={})
+    assert caught.value.file == str(policy)
+    assert caught.value.line == 3
+    assert len(str(caught.value)) < 400  # the huge name is shortened, not repeated
+
+
+def test_extends_name_too_long_through_the_cli(tmp_path: Path) -> None:
+    """``elicitguard policy validate`` reports it as a policy error, not a traceback."""
+    policy = tmp_path / "p.yaml"
+    policy.write_text("name: x\nextends:\n  - " + "b" * 5000 + "\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "elicitguard", "policy", "validate", str(policy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert f"{policy}:3" in result.stderr + result.stdout
+
+
+def test_har_with_invalid_utf8_stops_with_a_reported_line() -> None:
+    """Fuzzing finding: overlong UTF-8 in a HAR string raised UnicodeDecodeError from read_har."""
+    import io
+
+    from elicitguard.lint.capture import Skipped
+    from elicitguard.lint.har_reader import read_har
+
+    har = (
+        b'{"log":{"entries":[{"request":{"method":"POST","url":"http://x/mcp",'
+        b'"postData":{"text":"\xc0\x80"}}}]}}'
+    )
+    entries = list(read_har(io.BytesIO(har), max_bytes=1 << 20, max_depth=64))
+    skipped = [e for _, e in entries if isinstance(e, Skipped)]
+    assert skipped
+    assert "not UTF-8" in skipped[-1].message

@@ -9,6 +9,7 @@ warn), and the audit record says so.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import os
@@ -38,8 +39,13 @@ from elicitguard.identity.keys import KeyRing, load_keyring
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.extract import extract, fast_ordinary
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import has_duplicate_keys, may_hide_elicitation
-from elicitguard.protocol.session import SessionState
+from elicitguard.protocol.parsing import (
+    has_colliding_keys,
+    may_hide_elicitation,
+    object_has_colliding_keys,
+)
+from elicitguard.protocol.session import BoundedMap, SessionState
+from elicitguard.protocol.surrogates import may_hold_lone_surrogate, without_lone_surrogates
 from elicitguard.protocol.versions import normalise_version
 
 __all__ = ["FRAME_ERROR_CODES", "Engine"]
@@ -56,6 +62,10 @@ FRAME_ERROR_CODES = {
     "header_mismatch": "EG904",
     "too_deep": "EG905",
 }
+
+
+#: How many issued ``requestState`` digests the engine remembers across sessions (EG504).
+_ISSUED_STATES = 65536
 
 
 class _SafeFormat(string.Formatter):
@@ -125,6 +135,11 @@ class Engine:
             "identity": dict(self.policy.identity),
             "limits": self.policy.limits,  # EG123 reads elicitations_per_minute
             "rates": {},  # EG123's per-server windows (one engine, one set of windows)
+            # EG504: which session each requestState digest was issued in (a state
+            # presented in another one is misused), and whether every session this engine
+            # sees is seen from its start (integrations set it: see Relay).
+            "issued_states": BoundedMap[str, str](_ISSUED_STATES),
+            "whole_sessions": False,
         }
         self._ordinary = OrdinaryPlan(self.policy)
         self._always_quiet = frozenset(
@@ -178,12 +193,20 @@ class Engine:
     def _judge(self, envelope: Envelope, started: int) -> Decision:
         """The full path: extract the items and run the rules the policy dispatches."""
         state = self.store.get(envelope.session or "")
+        if envelope.raw is None or may_hold_lone_surrogate(envelope.raw):
+            # Checks judge what a client shows: U+FFFD where JSON held a lone surrogate.
+            clean = without_lone_surrogates(envelope.message)
+            if clean is not envelope.message:
+                envelope = dataclasses.replace(envelope, message=clean)
         try:
             items = extract(envelope, state, self.default_era)
         except Exception as exc:
             return self._engine_failure(envelope, exc, started)
         if self._ordinary.active:
             items = self._ordinary.extend(envelope, items, state, self.default_era, self.services)
+        for item in items:
+            if item.kind is ItemKind.INPUT_REQUIRED:
+                self._remember_issued(item, envelope.session)
         if not items:
             if envelope.raw is not None and may_hide_elicitation(envelope.raw):
                 return self.hidden_duplicates(envelope, started, counted=False)
@@ -192,16 +215,16 @@ class Engine:
         findings: list[Finding] = []
         suppressed: list[Suppressed] = []
         errors: list[str] = []
-        if (
-            envelope.raw is not None
-            and any(i.is_elicitation for i in items)
-            and has_duplicate_keys(envelope.raw)
+        if any(i.is_elicitation for i in items) and (
+            has_colliding_keys(envelope.raw)
+            if envelope.raw is not None
+            else object_has_colliding_keys(envelope.message)
         ):
-            findings.extend(
-                self._frame_findings(
-                    FrameError("duplicate_keys", "an object repeats a key"), envelope
-                )
+            # Without the bytes, exact repeats are gone; keys that collide once folded remain.
+            error = FrameError(
+                "duplicate_keys", "an object repeats a key (exactly or once letter case is folded)"
             )
+            findings.extend(self._frame_findings(error, envelope))
         self._run_items(envelope, state, items, findings, suppressed, errors)
         decision = self._decision(findings, suppressed, errors, items, started)
         if any(i.is_elicitation for i in items) or findings or suppressed:
@@ -209,6 +232,13 @@ class Engine:
         else:
             self.audit.count_fast_path()
         return decision
+
+    def _remember_issued(self, item: Item, session: str | None) -> None:
+        """Note the session an ``InputRequiredResult``'s ``requestState`` was issued in."""
+        key = item.facts.get("chain_key")
+        if isinstance(key, str) and key.startswith("rs:"):
+            issued: BoundedMap[str, str] = self.services["issued_states"]
+            issued.put(key, session or "")
 
     def fast_path(
         self,
@@ -281,8 +311,8 @@ class Engine:
             self._counters["fast_path"] -= 1  # fast_path() counted it; it is judged here
         error = FrameError(
             "duplicate_keys",
-            "an object repeats a key, and a parser keeping the first copy could read "
-            "elicitation where the last copy is ordinary",
+            "an object repeats a key (exactly or once letter case is folded), and a parser "
+            "keeping another copy could read elicitation where this one is ordinary",
         )
         findings = self._frame_findings(error, envelope)
         decision = self._decision(findings, [], [error.kind], [], started)

@@ -266,14 +266,35 @@ def _locate(source: str, root: Path | None) -> Path:
         if path.is_absolute():
             msg = f"`extends: {source}` must be a path relative to the policy's folder"
             raise PolicyError(msg)
-        path = (root / path).resolve()
+        try:
+            path = (root / path).resolve()
+        except (OSError, RuntimeError, ValueError) as exc:
+            msg = f"`extends: {_shown(source)}` cannot be resolved: {_os_reason(exc)}"
+            raise PolicyError(msg) from None
         if not path.is_relative_to(root.resolve()):
             msg = f"`extends: {source}` leaves the policy's folder {root}; keep parents inside it"
             raise PolicyError(msg)
-    if not path.is_file():
+    try:
+        exists = path.is_file()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte, a loop of links
+        msg = f"policy file {_shown(source)} cannot be opened: {_os_reason(exc)}"
+        raise PackLoadError(msg) from None
+    if not exists:
         msg = f"policy file {source} does not exist"
         raise PackLoadError(msg)
     return path
+
+
+def _shown(source: str) -> str:
+    """A path as an error message shows it: at most 80 characters."""
+    return source if len(source) <= 80 else source[:77] + "..."
+
+
+def _os_reason(exc: BaseException) -> str:
+    """What the file system said, without repeating the (possibly huge) path."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return type(exc).__name__
 
 
 def _validate(data: dict[str, Any], file: str, lines: LineMap, folder: Path) -> Layer:

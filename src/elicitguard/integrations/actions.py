@@ -230,6 +230,21 @@ def blocked_error(jsonrpc_id: Any, decision: Decision, policy: Policy) -> dict[s
 # --- acting ---------------------------------------------------------------------------------
 
 
+def _sees_whole_sessions(
+    engine: Engine, sealing: RequestStateGuard | None, location: Mapping[str, Any]
+) -> bool:
+    """Whether every ``requestState`` this relay's peers may echo passes through it first.
+
+    Not with sealing (the sealer verifies states itself, across replicas), not with several
+    replicas (a state may have been issued through another one), and not for the
+    ``MCPServer`` middleware (it sees states in another form on their way out and in).
+    """
+    if sealing is not None or location.get("request_state") == "plaintext":
+        return False
+    replicas = engine.policy.identity.get("replicas")
+    return not (isinstance(replicas, int) and replicas > 1)
+
+
 def act(
     decision: Decision,
     envelope: Envelope,
@@ -611,6 +626,10 @@ class Relay:
         #: client, opened (or refused with -32602) before the server sees a retry.
         self.sealing = sealing
         self.bad_frames = 0
+        if _sees_whole_sessions(engine, sealing, self.location):
+            # A relay is in the path from a connection's first message, so a requestState
+            # this engine never saw issued was never issued to this peer (EG504).
+            engine.services["whole_sessions"] = True
         # Load lexicons, tables and lists now rather than inside the first user's request.
         engine.warm_up()
 

@@ -368,6 +368,17 @@ def read_har(
             Skipped("the HAR document is not valid JSON here; reading stopped"),
         )
         return
+    except UnicodeDecodeError as exc:
+        # yajl lets some invalid UTF-8 through (overlong forms such as C0 80) and the
+        # Python side then fails to decode the string: the same stop, with its reason.
+        yield from reader.finish()
+        yield (
+            Location(entry=count),
+            Skipped(
+                f"the HAR document holds bytes that are not UTF-8 ({exc.reason}); reading stopped"
+            ),
+        )
+        return
     yield from reader.finish()
     if count == 0:
         yield Location(), Skipped("no log.entries found: not a HAR 1.2 capture, or an empty one")

@@ -60,22 +60,131 @@ def escape_pointer(key: str) -> str:
 
 
 def extract(envelope: Envelope, state: SessionState, default_era: str | None = None) -> list[Item]:
-    """Return the items of ``envelope.message`` and update ``state``."""
+    """Return the items of ``envelope.message`` and update ``state``.
+
+    Elicitation travels in requests and their answers, so it must carry a JSON-RPC id: a
+    string or an integer (MCP forbids ``null``). A frame that carries elicitation without
+    one (an ``elicitation/create`` notification, an ``InputRequiredResult`` or an answer
+    with no id) is still extracted, so that every rule judges what is inside, and its
+    first item says so in ``facts["without_id"]`` (``missing``, ``null`` or ``invalid``):
+    EG125 refuses it as malformed. A lenient peer may act on such a frame; a strict one
+    drops it; nobody may see it unjudged.
+    """
     msg = envelope.message
     method = msg.get("method")
+    problem = _id_problem(msg)
     if isinstance(method, str):
-        if "id" in msg:
+        if problem != "missing":
             if envelope.direction is Direction.CLIENT_TO_SERVER:
-                return _client_request(envelope, msg, method, state, default_era)
-            return _server_request(envelope, msg, method, state, default_era)
+                items = _client_request(envelope, msg, method, state, default_era)
+            else:
+                items = _server_request(envelope, msg, method, state, default_era)
+            return _mark_without_id(items, problem)
         if method == "notifications/elicitation/complete":
             return [_completion(envelope, msg, state, default_era)]
+        return _mark_without_id(
+            _request_notification(envelope, msg, method, state, default_era), problem
+        )
+    if "result" not in msg and "error" not in msg:
         return []
-    if "id" not in msg or ("result" not in msg and "error" not in msg):
+    items = []
+    if problem != "missing":
+        if envelope.direction is Direction.CLIENT_TO_SERVER:
+            items = _client_response(envelope, msg, state, default_era)
+        else:
+            items = _server_response(envelope, msg, state, default_era)
+    if not items and problem is not None:
+        items = _orphan_answer(envelope, msg, state, default_era)
+    return _mark_without_id(items, problem)
+
+
+#: Items that stand for a whole request or answer; the first of them carries
+#: ``facts["without_id"]`` when the frame has no usable id.
+_FRAME_ITEMS = frozenset(
+    {
+        ItemKind.FORM_REQUEST,
+        ItemKind.URL_REQUEST,
+        ItemKind.INPUT_REQUIRED,
+        ItemKind.ELICIT_RESULT,
+        ItemKind.RETRY,
+        ItemKind.URL_REQUIRED_ERROR,
+        ItemKind.TASK_CREATED,
+    }
+)
+
+
+def _id_problem(msg: dict[str, Any]) -> str | None:
+    """Why ``msg`` has no usable JSON-RPC id, or ``None`` when it has one."""
+    if "id" not in msg:
+        return "missing"
+    value = msg["id"]
+    if value is None:
+        return "null"
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return "invalid"
+    return None
+
+
+def _mark_without_id(items: list[Item], problem: str | None) -> list[Item]:
+    if problem is None:
+        return items
+    for item in items:
+        if item.kind in _FRAME_ITEMS:
+            item.facts["without_id"] = problem
+            break
+    return items
+
+
+def _request_notification(
+    envelope: Envelope, msg: dict[str, Any], method: str, state: SessionState, default: str | None
+) -> list[Item]:
+    """A request-shaped notification that carries elicitation: judged, never remembered.
+
+    A server's ``elicitation/create`` without an id, or a client's retry (``inputResponses``,
+    ``requestState``) without one. Nothing is put in the pending maps: no answer may come.
+    """
+    params = msg.get("params")
+    if envelope.direction is Direction.SERVER_TO_CLIENT:
+        if method not in ELICITATION_METHODS:
+            return []
+        era = _era(envelope, state, default)
+        item = _elicitation_request(params, "/params", era, state.client_capabilities, method)
+        item.facts["pushed"] = True
+        return [item]
+    if not isinstance(params, dict) or not (
+        "inputResponses" in params or "requestState" in params or method in _RETRY_METHODS
+    ):
         return []
+    meta = params.get("_meta")
+    meta_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    era = normalise_version(meta_version) or _era(envelope, state, default)
+    return _retry(method, params, era, state, None)
+
+
+def _orphan_answer(
+    envelope: Envelope, msg: dict[str, Any], state: SessionState, default: str | None
+) -> list[Item]:
+    """A result or error without a usable id that still carries elicitation.
+
+    From the server: an ``InputRequiredResult`` (any of its shapes) or a -32042 error; from
+    the client: an elicitation answer (``action``). Read as if no request were known.
+    """
+    era = _era(envelope, state, default)
+    result = msg.get("result")
     if envelope.direction is Direction.CLIENT_TO_SERVER:
-        return _client_response(envelope, msg, state, default_era)
-    return _server_response(envelope, msg, state, default_era)
+        if not _looks_like_elicit_result(result):
+            return []
+        value, _ = _unwrap_draft(result)
+        pending = PendingServerRequest("elicitation/create", era)
+        return [_elicit_result(value, "/result", era, pending, "elicitation/create")]
+    if "error" in msg:
+        return _error_items(msg["error"], era, state, None)
+    if not isinstance(result, dict):
+        return []
+    where = _input_required_payload(result, None)
+    if where is None:
+        return []
+    return _input_required(result, where, era, state, None, None, envelope.principal)
 
 
 #: Keys of a result that may make it elicitation (InputRequiredResult, tasks, 2026-07-28
@@ -105,10 +214,19 @@ def fast_ordinary(
     method = msg.get("method")
     if isinstance(method, str):
         if "id" not in msg:
-            return method != "notifications/elicitation/complete"
+            if method == "notifications/elicitation/complete" or method in ELICITATION_METHODS:
+                return False
+            params = msg.get("params")
+            return not (
+                method in _RETRY_METHODS
+                or (
+                    isinstance(params, dict)
+                    and ("inputResponses" in params or "requestState" in params)
+                )
+            )
         if direction is Direction.SERVER_TO_CLIENT:
             return method != "elicitation/create" and method != "tasks/result"
-        if method == "initialize" or method in _RETRY_METHODS:
+        if method == "initialize" or method == "server/discover" or method in _RETRY_METHODS:
             return False
         params = msg.get("params")
         if isinstance(params, dict):
@@ -125,10 +243,12 @@ def fast_ordinary(
                 (type(value).__name__, value), PendingClientRequest(method, era, None, params)
             )
         return True
-    if "id" not in msg or ("result" not in msg and "error" not in msg):
+    if "result" not in msg and "error" not in msg:
         return True
+    if _id_problem(msg) is not None:
+        return False  # an answer without a usable id: extract() looks for elicitation in it
     value = msg["id"]
-    key = None if isinstance(value, (dict, list)) else (type(value).__name__, value)
+    key = (type(value).__name__, value)
     if direction is Direction.CLIENT_TO_SERVER:
         return key is None or key not in state.pending_server
     if "error" in msg:
@@ -168,6 +288,8 @@ def _client_request(
         state.authorization = bool(state.authorization) or "authorization" in envelope.headers
     if method == "initialize":
         return _initialize(envelope, msg, params_d, state, default)
+    if method == "server/discover":
+        state.from_start = True  # the 2026-07-28 client's first request
     meta = params_d.get("_meta") if params_d is not None else None
     meta_version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
     era = normalise_version(meta_version) or _era(envelope, state, default)
@@ -193,6 +315,7 @@ def _initialize(
     default: str | None,
 ) -> list[Item]:
     state.initialize_seen = True
+    state.from_start = True
     caps = params.get("capabilities") if params is not None else None
     elicitation = caps.get("elicitation", ABSENT) if isinstance(caps, dict) else ABSENT
     state.client_capabilities = elicitation
@@ -262,10 +385,15 @@ def _retry(
             else:
                 echo = "modified" if issued else "invented"
             chain = by_request
+        elif isinstance(request_state, str):
+            # No round of this history issued it, for this request or any other: from
+            # another connection, from before this history began, or made up (EG504).
+            echo = "unissued"
     responses = params.get("inputResponses")
     draft = method in _DRAFT_METHODS
     facts: dict[str, Any] = {"chain": chain, "chain_key": chain_key, "state_echo": echo}
     facts["request_key"] = request_key
+    facts["history_from_start"] = state.from_start
     if echo == "exact" and chain is not None:
         facts["prior_uses"] = chain.uses  # > 0: this state was already presented (EG504)
         chain.uses += 1
@@ -362,7 +490,7 @@ def _client_response(
 def _remember_refusal(result: Any, pending: PendingServerRequest, state: SessionState) -> None:
     """A declined or cancelled push elicitation: finished for CX-01, remembered for EG122."""
     action = result.get("action") if isinstance(result, dict) else None
-    if action not in _REFUSALS:
+    if not isinstance(action, str) or action not in _REFUSALS:
         return
     if pending.signature is not None:
         state.last_refused = (pending.signature, action)
@@ -495,7 +623,9 @@ def _server_response(
     input_requests = _input_required_payload(result, method)
     if input_requests is None:
         result_type = result.get("resultType", "complete")
-        if result_type in KNOWN_RESULT_TYPES or not is_modern(era):
+        if (isinstance(result_type, str) and result_type in KNOWN_RESULT_TYPES) or not is_modern(
+            era
+        ):
             return []
         return [_unknown_result_type(result, era, method)]
     return _input_required(result, input_requests, era, state, pending, key, envelope.principal)

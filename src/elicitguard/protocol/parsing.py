@@ -6,12 +6,15 @@ a float (orjson reads integers past 64 bits as floats, and ids must stay exact).
 before parsing and depth after, so a hostile frame costs bounded time and memory. The fast
 path is decided later on the parsed object, never on raw bytes: ``"\\u0065licitation/create"``
 is still elicitation. Duplicate keys are only looked for in frames that carry elicitation
-(:func:`has_duplicate_keys`), since that costs a second parse.
+(:func:`has_colliding_keys`), since that costs a second parse; they count when they
+collide once folded too (``method`` and ``METHOD``), because some decoders match keys
+without regard to case.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 import orjson
@@ -22,9 +25,13 @@ from elicitguard.errors import FrameError
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DEPTH",
+    "fold_key",
+    "has_colliding_keys",
     "has_duplicate_keys",
     "may_hide_elicitation",
+    "object_has_colliding_keys",
     "parse_frame",
+    "protocol_keys_collide",
 ]
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
@@ -111,6 +118,61 @@ class _DuplicateKeyError(ValueError):
     pass
 
 
+#: Protocol key names (folded) that a decoder ignoring ``_`` and ``-`` as well as case
+#: (``Request_State``, ``input-requests``) would take for the real one.
+_PROTOCOL_KEYS = frozenset(
+    {
+        "jsonrpc",
+        "id",
+        "method",
+        "params",
+        "result",
+        "error",
+        "code",
+        "data",
+        "message",
+        "mode",
+        "url",
+        "requestedschema",
+        "elicitationid",
+        "elicitations",
+        "action",
+        "content",
+        "resulttype",
+        "inputrequests",
+        "inputresponses",
+        "requeststate",
+        "task",
+        "taskid",
+        "status",
+        "properties",
+        "required",
+        "type",
+        "meta",
+    }
+)
+
+
+def fold_key(key: str) -> str:
+    """The form a case-insensitive decoder compares a key in.
+
+    NFKC then case folding (then NFKC again, as Unicode's NFKC_Casefold does):
+    ``METHOD``, ``Method``, the full-width ``ＭＥＴＨＯＤ`` and ``meth\u212aod``-style tricks
+    (Kelvin sign, long s) all fold to one key. A folded protocol key name also loses its
+    ``_`` and ``-`` (``request_state`` is ``requestState`` to some decoders); other keys
+    keep them, since ``first_name`` and ``firstname`` are different form fields.
+    """
+    if key.isascii():
+        folded = key.lower()
+    else:
+        folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", key).casefold())
+    if "_" in folded or "-" in folded:
+        bare = folded.replace("_", "").replace("-", "")
+        if bare in _PROTOCOL_KEYS:
+            return bare
+    return folded
+
+
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, val in pairs:
@@ -120,15 +182,22 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def has_duplicate_keys(raw: bytes | str) -> bool:
-    """True when some object in the frame repeats a key.
+def _refuse_collisions(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    folded: set[str] = set()
+    for key, val in pairs:
+        fold = fold_key(key)
+        if key in result or fold in folded:
+            raise _DuplicateKeyError(key)
+        result[key] = val
+        folded.add(fold)
+    return result
 
-    Two parsers may keep different copies of a repeated key (first or last), so a frame that
-    carries elicitation and repeats a key is refused rather than judged on one reading.
-    """
+
+def _raises_on_pairs(raw: bytes | str, hook: Any) -> bool:
     text = raw.decode("utf-8", "surrogatepass") if isinstance(raw, bytes) else raw
     try:
-        json.loads(text, object_pairs_hook=_refuse_duplicates)
+        json.loads(text, object_pairs_hook=hook)
     except _DuplicateKeyError:
         return True
     except (ValueError, RecursionError):
@@ -136,20 +205,124 @@ def has_duplicate_keys(raw: bytes | str) -> bool:
     return False
 
 
-#: What a frame must mention for a parser that keeps a repeated key's *first* copy to find
-#: elicitation where the last copy (what orjson, ``JSON.parse`` and Python read) is ordinary:
-#: the method, the result and params keys of both eras, task results, the -32042 code (also
-#: written ``-3.2042e4``), or an escape that could spell any of them.
+def has_duplicate_keys(raw: bytes | str) -> bool:
+    """True when some object in the frame repeats a key exactly.
+
+    Two parsers may keep different copies of a repeated key (first or last), so a frame that
+    carries elicitation and repeats a key is refused rather than judged on one reading.
+    """
+    return _raises_on_pairs(raw, _refuse_duplicates)
+
+
+def has_colliding_keys(raw: bytes | str) -> bool:
+    """True when some object in the frame repeats a key, exactly or once folded (:func:`fold_key`).
+
+    A decoder that matches keys case-insensitively (or after Unicode folding) reads one of
+    ``{"method": "ping", "METHOD": "elicitation/create"}``'s two keys, and which one is up
+    to it: the same disagreement as an exact repeat.
+    """
+    return _raises_on_pairs(raw, _refuse_collisions)
+
+
+def _folded_collision(node: Any) -> bool:
+    if not isinstance(node, dict) or len(node) < 2:
+        return False
+    folded = {fold_key(k) if isinstance(k, str) else str(k) for k in node}
+    return len(folded) < len(node)
+
+
+def _envelope_objects(message: Any) -> list[Any]:
+    """The objects of a message whose keys the protocol reads: the message, its params,
+    result or error (and error data, a task), and the entries of ``inputRequests`` and
+    ``inputResponses`` with their params. Tool arguments and structured content are
+    data: a case pair there cannot turn a frame into elicitation."""
+    if not isinstance(message, dict):
+        return []
+    found: list[Any] = [message]
+    inner = message.get("message")
+    if "direction" in message and isinstance(inner, dict):
+        # A capture line (``{"direction": ..., "message": {...}}``): the message inside.
+        found = [message, inner]
+        message = inner
+    for name in ("params", "result", "error"):
+        part = message.get(name)
+        if not isinstance(part, dict):
+            continue
+        found.append(part)
+        for inner in ("data", "task"):
+            if isinstance(part.get(inner), dict):
+                found.append(part[inner])
+        for entries_name in ("inputRequests", "inputResponses"):
+            entries = part.get(entries_name)
+            if not isinstance(entries, dict):
+                continue
+            for entry in entries.values():
+                if isinstance(entry, dict):
+                    found.append(entry)
+                    if isinstance(entry.get("params"), dict):
+                        found.append(entry["params"])
+    return found
+
+
+def protocol_keys_collide(raw: bytes | str) -> bool:
+    """True when the frame repeats a key anywhere, or two keys of a protocol-level object
+    (:func:`_envelope_objects`) collide once folded.
+
+    For ordinary-looking frames: that is what could make them elicitation to a decoder
+    that reads another copy, while a case pair in tool arguments could not.
+    """
+    text = raw.decode("utf-8", "surrogatepass") if isinstance(raw, bytes) else raw
+    try:
+        value = json.loads(text, object_pairs_hook=_refuse_duplicates)
+    except _DuplicateKeyError:
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return any(_folded_collision(node) for node in _envelope_objects(value))
+
+
+def object_has_colliding_keys(value: Any, max_nodes: int = 100_000) -> bool:
+    """:func:`has_colliding_keys` for a value already parsed (exact repeats are gone by then).
+
+    For callers without the frame's bytes (SDK hooks): a bounded walk over the objects.
+    """
+    stack = [value]
+    seen = 0
+    while stack and seen < max_nodes:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, dict):
+            folded: set[str] = set()
+            for key, child in node.items():
+                fold = fold_key(key) if isinstance(key, str) else str(key)
+                if fold in folded:
+                    return True
+                folded.add(fold)
+                if isinstance(child, (dict, list)):
+                    stack.append(child)
+        elif isinstance(node, list):
+            stack.extend(child for child in node if isinstance(child, (dict, list)))
+    return False
+
+
+#: What a frame must mention for a decoder that reads another copy of a repeated (or
+#: case-folded) key to find elicitation where the copy the engine read is ordinary: the
+#: method, the result and params keys of both eras, task results, the -32042 code (also
+#: written ``-3.2042e4``), in any letter case (``ELICITATION/CREATE``), an escape that could
+#: spell any of them, or full-width and mathematical letters that NFKC folds to them.
 _ELICITATION_MARKERS = re2.compile(
-    rb"elicitation|inputRe|requestState|resultType|input_required|tasks/|-3\.?2|\\[u/]"
+    rb"(?i)elicitation|inputRe|requestState|resultType|input_required|tasks/|-3\.?2|\\[u/]"
+    rb"|(?-i:[\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}\x{1D400}-\x{1D6A3}\x{212A}\x{017F}])"
 )
 
 
 def may_hide_elicitation(raw: bytes) -> bool:
-    """True when ``raw`` repeats a key and mentions something elicitation-shaped.
+    """True when ``raw`` repeats a key (exactly, or folded at protocol level: see
+    :func:`protocol_keys_collide`) and mentions something elicitation-shaped.
 
     The engine reads a frame as the last copy of a repeated key reads; a client whose
-    parser keeps the first copy could see an elicitation the engine judged ordinary. One
-    linear RE2 pass decides whether the (costlier) duplicate-key parse is needed at all.
+    parser keeps the first copy, or matches keys regardless of case, could see an
+    elicitation the engine judged ordinary. One linear RE2 pass decides whether the
+    (costlier) key-collision parse is needed at all.
     """
-    return _ELICITATION_MARKERS.search(raw) is not None and has_duplicate_keys(raw)
+    return _ELICITATION_MARKERS.search(raw) is not None and protocol_keys_collide(raw)

@@ -181,6 +181,12 @@ REQUIREMENTS: dict[str, Requirement] = {
     "CX-03": Requirement(
         "CX-03", "MUST", "client", "[2025-11-25 only] answer `-32602` to a mode it did not declare"
     ),
+    "JR-01": Requirement(
+        "JR-01",
+        "MUST",
+        "both",
+        "a request carries a string or integer `id` (never `null`) and its response the same `id`; a notification has no `id` and gets no answer (base protocol)",
+    ),
     "MR-01": Requirement(
         "MR-01",
         "MUST",

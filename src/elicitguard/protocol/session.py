@@ -122,6 +122,10 @@ class SessionState:
     era: str | None = None
     offered_version: str | None = None
     initialize_seen: bool = False
+    #: Whether this history contains the start of its session (an ``initialize`` or a
+    #: ``server/discover`` request was seen): then a ``requestState`` no round of this
+    #: history issued was, as far as anyone can tell, never issued (EG504).
+    from_start: bool = False
     client_capabilities: Any = None
     pending_server: BoundedMap[Any, PendingServerRequest] = field(
         default_factory=lambda: BoundedMap(1024)

@@ -48,7 +48,7 @@ def input_request_valid(item: Item, ctx: CheckContext, params: Params) -> Iterat
             yield Hit(pointer=pointer, args={"key": name, "problem": "is not an object"})
             continue
         method = entry.get("method")
-        if method not in INPUT_REQUEST_METHODS:
+        if not isinstance(method, str) or method not in INPUT_REQUEST_METHODS:
             what = f"`{_short(method)}`" if isinstance(method, str) else "no method"
             yield Hit(
                 pointer=pointer + "/method",
@@ -64,7 +64,11 @@ def input_request_valid(item: Item, ctx: CheckContext, params: Params) -> Iterat
                     pointer=pointer + "/" + field,
                     args={"key": name, "problem": f"carries `{field}`; entries are bare requests"},
                 )
-        if method in PARAMS_REQUIRED and not isinstance(entry.get("params"), dict):
+        if (
+            isinstance(method, str)
+            and method in PARAMS_REQUIRED
+            and not isinstance(entry.get("params"), dict)
+        ):
             yield Hit(
                 pointer=pointer,
                 args={"key": name, "problem": f"has no `params` object, which {method} requires"},

@@ -159,8 +159,12 @@ def request_state_integrity(item: Item, ctx: CheckContext, params: Params) -> It
 
 @check("identity.request_state_misuse")
 def request_state_misuse(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
-    """EG504: ``requestState`` replayed, presented by another principal, or on another request."""
+    """EG504: ``requestState`` replayed, presented by another principal, on another request,
+    on another session than the one it was issued in, or never issued at all."""
     facts = item.facts
+    if facts.get("state_echo") == "unissued":
+        yield from _unissued_state(item, ctx)
+        return
     if facts.get("state_echo") != "exact":
         return
     chain = facts.get("chain")
@@ -178,6 +182,42 @@ def request_state_misuse(item: Item, ctx: CheckContext, params: Params) -> Itera
     issued_to = principal_key(getattr(chain, "principal", None))
     if issued_to is not None and principal_key(ctx.envelope.principal) != issued_to:
         yield Hit(pointer=pointer, args={"misuse": "was issued to another principal"})
+
+
+def _unissued_state(item: Item, ctx: CheckContext) -> Iterator[Hit]:
+    """A ``requestState`` no round of this session issued: provenance decides.
+
+    Issued in another session of this engine: misused, whatever the history. Otherwise it
+    is a forgery or a replay from elsewhere when the engine sees every session from its
+    start (a proxy or SDK relay), and probably one when the capture holds the session's
+    start (``initialize`` or ``server/discover``): reported at medium severity there, since
+    a capture may have lost a line. A capture that begins later says nothing.
+    """
+    pointer = item.pointer + "/requestState"
+    key = item.facts.get("chain_key")
+    issued = ctx.services.get("issued_states")
+    where = issued.get(key) if issued is not None and isinstance(key, str) else None
+    if where is not None and where != (ctx.envelope.session or ""):
+        yield Hit(
+            pointer=pointer,
+            args={"misuse": "was issued in another session or connection than this one"},
+        )
+    elif ctx.services.get("whole_sessions"):
+        yield Hit(
+            pointer=pointer,
+            args={
+                "misuse": "was never issued by the server on this connection (forged or replayed)"
+            },
+        )
+    elif item.facts.get("history_from_start"):
+        yield Hit(
+            pointer=pointer,
+            args={
+                "misuse": "was never issued in this capture, which holds the session's start "
+                "(forged, replayed, or a line is missing)"
+            },
+            severity=Severity.MEDIUM,
+        )
 
 
 _BINDING = {

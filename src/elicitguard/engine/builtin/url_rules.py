@@ -362,7 +362,8 @@ def _field_texts(
             yield f"{pointer}/{key}", prop[key], f"the {key} of field {label}"
     default = prop.get("default")
     # A URI field's default is the value asked about, shown as editable text, not a link.
-    if prop.get("format") not in _URI_FORMATS:
+    fmt = prop.get("format")
+    if not (isinstance(fmt, str) and fmt in _URI_FORMATS):
         if isinstance(default, str):
             yield f"{pointer}/default", default, f"the default of field {label}"
         elif isinstance(default, list):
