@@ -136,6 +136,7 @@ HAND_WRITTEN = frozenset(("en", "de", "fr", "es", "ja", "zh-Hans", "zh-Hant"))
 INFLECTING = frozenset(
     ("ru", "uk", "pl", "cs", "ro", "el", "tr", "fi", "hu", "ko", "it", "pt", "id", "nl")
 )
+NORDIC = frozenset(("da", "sv", "nb", "fi", "hu", "el", "bg"))
 UNSPACED = frozenset(("th", "ja", "zh-Hans", "zh-Hant"))
 _ENDINGS = re.compile(r"[аяоеьыийуюіїєэaeiouyąęěαεηιουωάέήίόύώ]{1,2}$")
 _PLACEHOLDER = re.compile(r"%\(\w+\)s|%s|\{\w*\}")
@@ -165,6 +166,14 @@ def _inflect(lang: str, term: str) -> list[str]:
         if len(stem) >= 4:
             out.append(stem + "*")
     return out
+
+
+def _seed_forms(lang: str, term: str) -> list[str]:
+    """A curated class term, plus a prefix form of its last word in inflecting languages."""
+    words = term.split()
+    if lang in INFLECTING | NORDIC and "*" not in term and len(words[-1]) >= 4:
+        return [term, term + "*"]
+    return [term]
 
 
 def _catalogues(wheels: list[Path]) -> dict[str, list[tuple[str, str, str, polib.POFile]]]:
@@ -260,8 +269,9 @@ def build(wheels: list[Path]) -> dict[str, dict[str, Any]]:
         for tag, words in (seed.get(lang) or {}).items():
             bucket = roles[tag] if tag not in _CLASSES else classes[tag]["terms"]
             for word in words:
-                if word not in bucket:
-                    bucket.append(word)
+                for item in _seed_forms(lang, word) if tag in _CLASSES else [word]:
+                    if item not in bucket:
+                        bucket.append(item)
             sources.append(
                 {"curated": "scripts/lexicon_seed.yaml", "as": tag, "count": str(len(words))}
             )

@@ -56,7 +56,12 @@ class Entry:
 
 
 class Lexicon:
-    """A compiled set of languages: the matcher, term meanings and connector words."""
+    """A compiled set of languages: the matcher, term meanings and connector words.
+
+    Every term of every language is one RE2 alternation (one search per text). Thirty
+    languages need a larger DFA budget than RE2's default: below it the DFA gives up and
+    the search falls back to the NFA, several times slower.
+    """
 
     __slots__ = ("connectors", "entries", "languages", "pattern")
 
@@ -71,9 +76,13 @@ class Lexicon:
         self.connectors = connectors
         options = re2.Options()
         options.longest_match = True
-        options.max_mem = 64 << 20
+        options.max_mem = 512 << 20  # a budget, allocated only as the DFA grows
         alternation = "|".join(re2.escape(term) for term in sorted(entries, key=len, reverse=True))
         self.pattern: Any = re2.compile(alternation or "(?!)", options)
+
+    def find(self, text: str) -> list[tuple[int, int, str]]:
+        """Leftmost-longest, non-overlapping ``(start, end, term)`` matches in ``text``."""
+        return [(m.start(), m.end(), m.group()) for m in self.pattern.finditer(text)]
 
 
 def _term_core(term: str) -> str:

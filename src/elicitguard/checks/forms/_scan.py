@@ -44,6 +44,8 @@ class Scan:
     langs: tuple[str, ...]
     notes: tuple[str, ...]
     role_names: frozenset[str]
+    suppressed: frozenset[str] = frozenset()
+    """Classes whose word a modifier qualified ("password length")."""
 
     def has(self, role: str) -> bool:
         """Whether a word of ``role`` (``benign``, ``ask`` …) occurs in the text."""
@@ -90,13 +92,14 @@ def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: s
 def _scan_normalized(lex: Lexicon, text: str) -> Scan:
     """Scan already normalised text."""
     matches: list[_Match] = [
-        (m.start(), m.end(), m.group(), lex.entries.get(m.group(), ()))
-        for m in lex.pattern.finditer(text)
+        (start, end, term, lex.entries.get(term, ()))
+        for start, end, term in lex.find(text)
     ]
     hits: list[ClassHit] = []
     roles: list[tuple[str, int]] = []
     langs: list[str] = []
     notes: list[str] = []
+    suppressed: list[str] = []
     for index, (start, _end, term, entries) in enumerate(matches):
         label = " ".join(term.split())
         if len({e.lang for e in entries}) == 1:
@@ -108,6 +111,7 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
                     notes.append(f"negative '{label}'")
             elif _modified(lex, text, matches, index, entry.tag):
                 notes.append(f"'{label}' qualified by a modifier")
+                suppressed.append(entry.tag)
             else:
                 hits.append(
                     ClassHit(entry.tag, entry.lang, label, entry.weak, entry.key_only, start)
@@ -118,6 +122,7 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
         tuple(langs),
         tuple(dict.fromkeys(notes)),
         frozenset(name for name, _ in roles),
+        frozenset(suppressed),
     )
 
 
@@ -128,7 +133,7 @@ _CLASSES_AND_PIN = frozenset(
 
 def _merge(plain: Scan, other: Scan) -> Scan:
     """Add what a disguised reading found that the plain reading did not."""
-    known = {h.cls for h in plain.hits}
+    known = {h.cls for h in plain.hits} | plain.suppressed
     new = tuple(
         ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, disguised=True)
         for h in other.hits
@@ -142,6 +147,7 @@ def _merge(plain: Scan, other: Scan) -> Scan:
         plain.langs + tuple(lang for lang in other.langs if lang not in plain.langs),
         tuple(dict.fromkeys(plain.notes + other.notes)),
         plain.role_names | other.role_names,
+        plain.suppressed | other.suppressed,
     )
 
 
