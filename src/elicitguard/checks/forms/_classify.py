@@ -3,7 +3,7 @@
 Evidence is scored per class by what the user reads: the title weighs 2, the description 2
 (0 when the field is plainly something else, such as a username, or the description says
 "never"/"not"), the key 2 when there is no title (the client then shows the key) and 1 when
-there is one (the key is the weakest signal: the user never sees it), the request message or
+a title that says what the field is (the key is the weakest signal: the user never sees it), the request message or
 an option label that asks for a secret 2 when the form has a single free-text field,
 ``format: password`` or ``writeOnly`` 2, a length that fits the class 1 (3-4 characters for a
 CVV, 4-8 for a code), and 1 more when the word was disguised (look-alike letters, digits for
@@ -124,12 +124,26 @@ def _title_explains_key(title: Scan) -> bool:
     return bool(title.notes) and not title.hits
 
 
+def _title_speaks(title: Scan, ctx: FormContext) -> bool:
+    """Whether the title says what the field is (then the hidden key weighs less).
+
+    A neutral title ("Number", "Value") says nothing either way, and the key keeps its weight;
+    a title with any lexicon word (a class, "Email", "Expiration", a harmless phrase) outweighs it.
+    """
+    return ctx.titled and bool(title.hits or title.notes or title.role_names & _SPEAKING)
+
+
+_SPEAKING = frozenset(
+    ("benign", "negative", "after", "before", "after_secret", "before_secret", "postal_context")
+)
+
+
 def _gather(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> _Evidence:
     """Collect evidence from texts, the message, format, length and default."""
     key, title, desc = scans
     ev = _Evidence()
     if not _title_explains_key(title):
-        ev.add_hits("key", key.hits, _KEY_UNDER_TITLE if ctx.titled else None)
+        ev.add_hits("key", key.hits, _KEY_UNDER_TITLE if _title_speaks(title, ctx) else None)
     ev.add_hits("title", title.hits)
     benign = not ev.scores and (key.has("benign") or title.has("benign"))
     if not benign and not desc.has("deny"):

@@ -23,11 +23,13 @@ from functools import cache, lru_cache
 from elicitguard.checks.forms._text import _normalize_visible
 from elicitguard.checks.visible import visible_form
 
-_SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~]{1,3}[^\W_](?![^\W_])){2,}")
+_SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_])){2,}")
 _CJK_SPACED = re.compile(
     r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?:[ \t]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])+"
 )
 _JOINERS = re.compile(r"[ \t.\-_*·•|/+~]")
+_GAPS = re.compile(r"[ \t]{2,}")
+_SPACED_PAIR = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_]))+")
 _LEET_TOKEN = re.compile(r"[A-Za-z0-9@$|!]*[A-Za-z][A-Za-z0-9@$|!]*")
 _LEET_CHARS = re.compile(r"[013457@$|!]")
 _LEET_I = str.maketrans("0134578@$|!", "oieastbaslI")
@@ -81,8 +83,10 @@ def _undisguise(text: str) -> str:
     """HTML references, spaced letters and look-alike letters undone (not yet leet)."""
     out = text
     if "&" in out:
-        out = html.unescape(html.unescape(out))
-    out = _SPACED.sub(lambda m: _JOINERS.sub("", m.group()), out)
+        out = visible_form(html.unescape(html.unescape(out)))
+    if _SPACED.search(out):  # a spaced-out text: its two-letter words are spaced out too
+        out = _SPACED_PAIR.sub(lambda m: _JOINERS.sub("", m.group()), out)
+        out = _GAPS.sub(" ", out)
     out = _CJK_SPACED.sub(lambda m: "".join(m.group().split()), out)
     if not out.isascii():
         out = visible_form(_WORD.sub(_skeleton_word, out))

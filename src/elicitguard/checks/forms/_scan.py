@@ -133,7 +133,7 @@ _CLASSES_AND_PIN = frozenset(
 
 def _merge(plain: Scan, other: Scan) -> Scan:
     """Add what a disguised reading found that the plain reading did not."""
-    known = {h.cls for h in plain.hits} | plain.suppressed
+    known = {h.cls for h in plain.hits if not h.key_only} | plain.suppressed
     new = tuple(
         ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, disguised=True)
         for h in other.hits
