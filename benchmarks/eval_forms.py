@@ -321,7 +321,9 @@ def evaluate_forms(show_misses: bool) -> None:
                 )
         if flagged != sample.secret:
             kind = "missed" if sample.secret else "false alarm"
-            misses.append(f"  {sample.half:8} {kind}: {sample.lang} {sample.cls} {sample.provenance}")
+            misses.append(
+                f"  {sample.half:8} {kind}: {sample.lang} {sample.cls} {sample.provenance}"
+            )
     for half in ("tuning", "checking"):
         print(f"=== {half} half: EG201/EG206 (a form is flagged when either fires)")
         _report("per language", by[half]["language"])

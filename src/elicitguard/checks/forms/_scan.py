@@ -92,8 +92,7 @@ def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: s
 def _scan_normalized(lex: Lexicon, text: str) -> Scan:
     """Scan already normalised text."""
     matches: list[_Match] = [
-        (start, end, term, lex.entries.get(term, ()))
-        for start, end, term in lex.find(text)
+        (start, end, term, lex.entries.get(term, ())) for start, end, term in lex.find(text)
     ]
     hits: list[ClassHit] = []
     roles: list[tuple[str, int]] = []
