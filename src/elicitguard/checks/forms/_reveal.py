@@ -24,9 +24,8 @@ from elicitguard.checks.forms._text import _normalize_visible
 from elicitguard.checks.visible import visible_form
 
 _SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_])){2,}")
-_CJK_SPACED = re.compile(
-    r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?:[ \t]+[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])+"
-)
+_CJK = "\u3040-\u30ff\u3400-\u9fff"
+_CJK_SPACED = re.compile(f"[{_CJK}](?:[ \\t]+[{_CJK}])+")
 _JOINERS = re.compile(r"[ \t.\-_*·•|/+~]")
 _GAPS = re.compile(r"[ \t]{2,}")
 _SPACED_PAIR = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_]))+")
