@@ -31,6 +31,7 @@ _GAPS = re.compile(r"[ \t]{2,}")
 _SPACED_PAIR = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_]))+")
 _LEET_TOKEN = re.compile(r"[A-Za-z0-9@$|!]*[A-Za-z][A-Za-z0-9@$|!]*")
 _LEET_CHARS = re.compile(r"[013457@$|!]")
+_LEET_NEAR = re.compile(r"[A-Za-z][013457@$|!]|[013457@$|!][A-Za-z]")
 _LEET_I = str.maketrans("0134578@$|!", "oieastbaslI")
 _LEET_L = str.maketrans("0134578@$|!", "oleastbaslI")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -86,8 +87,8 @@ def _undisguise(text: str) -> str:
     if _SPACED.search(out):  # a spaced-out text: its two-letter words are spaced out too
         out = _SPACED_PAIR.sub(lambda m: _JOINERS.sub("", m.group()), out)
         out = _GAPS.sub(" ", out)
-    out = _CJK_SPACED.sub(lambda m: "".join(m.group().split()), out)
     if not out.isascii():
+        out = _CJK_SPACED.sub(lambda m: "".join(m.group().split()), out)
         out = visible_form(_WORD.sub(_skeleton_word, out))
     return out
 
@@ -96,14 +97,16 @@ def _undisguise(text: str) -> str:
 def readings(text: str, identifier: bool = False) -> tuple[str, ...]:
     """Normalised disguised readings of ``text`` that differ from its plain reading."""
     visible = visible_form(text)
-    plain = _normalize_visible(visible, identifier)
     undone = _undisguise(visible)
-    found: list[str] = []
-    candidates = [undone]
-    if _LEET_CHARS.search(undone):
+    candidates = [undone] if undone != visible else []
+    if _LEET_NEAR.search(undone):
         candidates.append(_leet(undone, _LEET_I))
         if "1" in undone or "|" in undone:
             candidates.append(_leet(undone, _LEET_L))
+    if not candidates:
+        return ()
+    plain = _normalize_visible(visible, identifier)
+    found: list[str] = []
     for candidate in candidates:
         reading = _normalize_visible(candidate, identifier)
         if reading != plain and reading not in found:
