@@ -88,6 +88,8 @@ def test_traps_pass(lang: str) -> None:
         ("Pass\u200bword", "zero-width space"),
         ("Pass\U000e0041word", "tag character"),
         ("ＰＡＳＳＷＯＲＤ", "full-width"),
+        ("Pass-word", "one hyphen inside the word"),
+        ("p̶a̶s̶s̶w̶o̶r̶d̶", "combining strike-through"),
     ],
 )
 def test_disguised_password(title: str, disguise: str) -> None:
@@ -116,6 +118,8 @@ def test_disguise_is_reported() -> None:
         "S3 bucket name",
         "1Password vault name",
         "user@example.com",
+        "E-mail",
+        "Pass-through mode",
     ],
 )
 def test_folding_traps(title: str) -> None:

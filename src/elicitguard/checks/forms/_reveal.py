@@ -7,7 +7,8 @@ that only appears once the disguise is undone is found and marked: needing the f
 a sign of evasion, and the finding says so.
 
 The steps, in order: HTML character references decoded (twice, for "&amp;#112;"); runs of
-three or more single letters separated by spaces or punctuation joined ("p.a.s.s"); look-alike
+three or more single letters separated by spaces or punctuation joined ("p.a.s.s"), and one
+mark inside a word dropped ("pass-word"); look-alike
 letters of other scripts inside a Latin word (or a word made only of look-alikes) mapped to
 their UTS 39 confusable skeleton with the tables in ``checks/data/unicode``; and, as a second
 reading, digits and symbols inside words folded to letters (4→a, 0→o, 3→e, 1→i or l, 5→s,
@@ -31,6 +32,7 @@ _GAPS = re.compile(r"[ \t]{2,}")
 _SPACED_PAIR = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_]))+")
 _LEET_TOKEN = re.compile(r"[A-Za-z0-9@$|!]*[A-Za-z][A-Za-z0-9@$|!]*")
 _LEET_CHARS = re.compile(r"[013457@$|!]")
+_INNER_MARK = re.compile(r"(?<=[^\W\d_])[-.·*_'’](?=[^\W\d_])")
 _LEET_NEAR = re.compile(r"[A-Za-z][013457@$|!]|[013457@$|!][A-Za-z]")
 _LEET_I = str.maketrans("0134578@$|!", "oieastbaslI")
 _LEET_L = str.maketrans("0134578@$|!", "oleastbaslI")
@@ -99,6 +101,8 @@ def readings(text: str, identifier: bool = False) -> tuple[str, ...]:
     visible = visible_form(text)
     undone = _undisguise(visible)
     candidates = [undone] if undone != visible else []
+    if _INNER_MARK.search(undone):  # "pass-word", "pass.word": one mark splitting a word
+        candidates.append(_INNER_MARK.sub("", undone))
     if _LEET_NEAR.search(undone):
         candidates.append(_leet(undone, _LEET_I))
         if "1" in undone or "|" in undone:
