@@ -89,6 +89,7 @@ def test_traps_pass(lang: str) -> None:
         ("Pass\U000e0041word", "tag character"),
         ("ＰＡＳＳＷＯＲＤ", "full-width"),
         ("Pass-word", "one hyphen inside the word"),
+        ("\u202edrowssaP\u202c", "right-to-left override"),
         ("p̶a̶s̶s̶w̶o̶r̶d̶", "combining strike-through"),
     ],
 )

@@ -12,7 +12,8 @@ mark inside a word dropped ("pass-word"); look-alike
 letters of other scripts inside a Latin word (or a word made only of look-alikes) mapped to
 their UTS 39 confusable skeleton with the tables in ``checks/data/unicode``; and, as a second
 reading, digits and symbols inside words folded to letters (4→a, 0→o, 3→e, 1→i or l, 5→s,
-7→t, @→a, $→s, |→l, !→i). Digits standing alone ("4 digit PIN") are never folded.
+7→t, @→a, $→s, |→l, !→i). Digits standing alone ("4 digit PIN") are never folded. Text
+inside a right-to-left override is read the way it is displayed, reversed.
 """
 
 from __future__ import annotations
@@ -95,11 +96,19 @@ def _undisguise(text: str) -> str:
     return out
 
 
+_OVERRIDE = re.compile("\u202e([^\u202a-\u202e]*)(?:\u202c|$)")
+
+
+def _as_displayed(text: str) -> str:
+    """Text inside a right-to-left override as the reader sees it ("\u202edrowssap")."""
+    return _OVERRIDE.sub(lambda m: m.group(1)[::-1], text)
+
+
 @lru_cache(maxsize=16384)
 def readings(text: str, identifier: bool = False) -> tuple[str, ...]:
     """Normalised disguised readings of ``text`` that differ from its plain reading."""
     visible = visible_form(text)
-    undone = _undisguise(visible)
+    undone = _undisguise(visible_form(_as_displayed(text)) if "\u202e" in text else visible)
     candidates = [undone] if undone != visible else []
     if _INNER_MARK.search(undone):  # "pass-word", "pass.word": one mark splitting a word
         candidates.append(_INNER_MARK.sub("", undone))
