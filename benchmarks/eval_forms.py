@@ -1,19 +1,35 @@
-"""Precision and recall of the form rules on the held-out set ``data/forms_heldout.yaml``.
+"""Precision, recall and false-positive rate of the form rules on labelled forms, per language
+and per class, on a tuning half and a checking half.
 
-The held-out forms were written before the rules were tuned and are never used to tune them:
-change the lexicons or rules because a rule case fails, never because a number here moved.
-Each form goes through the engine (default preset, 2025-11-25, a client that declared form
-mode); a form counts as flagged when EG201 or EG206 fires. Each answer goes through the EG204
-check with its form's schema. The keyword denylist of detect-secrets over keys, titles,
-descriptions and the message is printed beside (DETECTION.md section 5 measured it on other
-data), when the ``bench`` extra is installed.
+Samples, each with its provenance:
 
-Run: ``.venv/bin/python benchmarks/eval_forms.py``.
+* ``data/forms_heldout.yaml`` (``elicitguard-heldout``): forms written before the rules were
+  tuned, in seven languages, half of them traps;
+* ``data/forms_public.yaml`` (``chromium-autofill``): fields of real web forms from Chromium's
+  autofill heuristics test data (card numbers, security codes, one-time codes, passwords, and
+  many address and contact fields in ten languages), each turned into a one-field form;
+* ``data/forms_languages.yaml`` (``elicitguard-phrases``): five phrases in each of the 31
+  languages (password title, an ask for an API key, a one-time code title, a "never type your
+  password" trap and a key-name trap);
+* ``disguise``: every Latin-script secret title above written four ways a hostile server would
+  (digits for letters, spaced letters, one Cyrillic look-alike letter, an HTML character
+  reference), derived here deterministically.
+
+The split is deterministic: a sample goes to the tuning half when the first byte of the
+SHA-256 of its id is even. Tune lexicons on the tuning half only; the checking half is what the
+numbers mean. Each form goes through the engine (default preset, 2025-11-25, a client that
+declared form mode); a form counts as flagged when EG201 or EG206 fires. Each answer of the
+held-out file goes through the EG204 check with its form's schema. The keyword denylist of
+detect-secrets over keys, titles, descriptions and the message is printed beside when the
+``bench`` extra is installed.
+
+Run: ``.venv/bin/python benchmarks/eval_forms.py [--misses]``.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import random
@@ -21,6 +37,7 @@ import re
 import string
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +49,9 @@ from elicitguard.identity.keys import KeyRing
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "forms_heldout.yaml"
+PUBLIC = HERE / "data" / "forms_public.yaml"
+PHRASES = HERE / "data" / "forms_languages.yaml"
+CHROMIUM = "chromium/chromium@{commit}:components/test/data/autofill/heuristics/output/{file}.out"
 C2S = Direction.CLIENT_TO_SERVER
 S2C = Direction.SERVER_TO_CLIENT
 ALNUM = string.ascii_letters + string.digits
@@ -126,6 +146,138 @@ def _keyword_baseline() -> Any:
     return flagged
 
 
+@dataclass(frozen=True)
+class Sample:
+    """One labelled form and where it came from."""
+
+    id: str
+    source: str
+    provenance: str
+    lang: str
+    secret: bool
+    cls: str
+    message: str
+    properties: dict[str, Any]
+
+    @property
+    def half(self) -> str:
+        return "tuning" if hashlib.sha256(self.id.encode()).digest()[0] % 2 == 0 else "checking"
+
+
+def _heldout(data: dict[str, Any]) -> list[Sample]:
+    return [
+        Sample(
+            f"heldout/{i}",
+            "elicitguard-heldout",
+            f"benchmarks/data/forms_heldout.yaml forms[{i}]",
+            form["lang"],
+            form["label"] == "secret",
+            "secret (any)" if form["label"] == "secret" else "benign",
+            form["message"],
+            form["properties"],
+        )
+        for i, form in enumerate(data["forms"])
+    ]
+
+
+def _public() -> list[Sample]:
+    data = yaml.safe_load(PUBLIC.read_text(encoding="utf-8"))
+    out = []
+    for i, line in enumerate(data["fields"].splitlines()):
+        file, lang, label, cls, key, title = line.split("|", 5)
+        out.append(
+            Sample(
+                f"chromium/{file}/{key}/{i}",
+                "chromium-autofill",
+                CHROMIUM.format(commit=data["sources"][file], file=file) + f" ({key})",
+                lang,
+                label == "secret",
+                cls or "benign",
+                "Please fill in the form",
+                {key or "field": {"type": "string", "title": title}},
+            )
+        )
+    return out
+
+
+def _phrases() -> list[Sample]:
+    data = yaml.safe_load(PHRASES.read_text(encoding="utf-8"))
+    out = []
+    for lang, p in data.items():
+        where = f"benchmarks/data/forms_languages.yaml {lang}"
+        text = {"type": "string"}
+        rows = (
+            ("password", True, "password", "", {"a": {**text, "title": p["password_title"]}}),
+            ("ask", True, "api_key", p["api_key_ask"], {"value": text}),
+            ("otp", True, "otp", "", {"a": {**text, "title": p["otp_title"]}}),
+            ("deny", False, "benign", p["deny_message"], {"comment": text}),
+            ("keyname", False, "benign", "", {"label": {**text, "title": p["key_name_title"]}}),
+        )
+        for name, secret, cls, message, props in rows:
+            out.append(
+                Sample(f"phrases/{lang}/{name}", "elicitguard-phrases", f"{where}.{name}",
+                       lang, secret, cls, message or "Please fill in the form", props)
+            )  # fmt: skip
+    return out
+
+
+_LEET = str.maketrans({"a": "4", "e": "3", "o": "0", "s": "5", "i": "1"})
+
+
+def _disguises(text: str) -> dict[str, str]:
+    """Four disguises of a Latin-script text (the first letter that allows each)."""
+    out: dict[str, str] = {}
+    leet = text.translate(_LEET)
+    if leet != text:
+        out["leet"] = leet
+    out["spaced"] = " ".join(text)
+    for latin, cyrillic in (("a", "а"), ("o", "о"), ("e", "е"), ("p", "р"), ("c", "с")):
+        if latin in text:
+            out["lookalike"] = text.replace(latin, cyrillic, 1)
+            break
+    first = next((c for c in text if c.isalpha()), None)
+    if first is not None:
+        out["html"] = text.replace(first, f"&#{ord(first)};", 1)
+    return out
+
+
+def _disguised(samples: list[Sample]) -> list[Sample]:
+    out = []
+    for sample in samples:
+        if not sample.secret or sample.source == "elicitguard-heldout":
+            continue
+        for key, prop in sample.properties.items():
+            title = prop.get("title")
+            if not isinstance(title, str) or not title.isascii():
+                continue
+            for kind, variant in _disguises(title.rstrip(":*")).items():
+                props = {key: {**prop, "title": variant}}
+                out.append(
+                    Sample(f"{sample.id}/disguise/{kind}", "disguise", f"{sample.provenance} ({kind})",
+                           sample.lang, True, f"disguise:{kind}", sample.message, props)
+                )  # fmt: skip
+            break
+    return out
+
+
+def samples() -> list[Sample]:
+    """Every labelled form sample, in a stable order."""
+    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    base = _heldout(data) + _public() + _phrases()
+    return base + _disguised(base)
+
+
+def _rates(rows: list[tuple[bool, bool]]) -> str:
+    tp = sum(f and y for f, y in rows)
+    fp = sum(f and not y for f, y in rows)
+    fn = sum(y and not f for f, y in rows)
+    tn = sum(not f and not y for f, y in rows)
+    precision = f"{tp / (tp + fp):.3f}" if tp + fp else "  -  "
+    recall = f"{tp / (tp + fn):.3f}" if tp + fn else "  -  "
+    fpr = f"{fp / (fp + tn):.3f}" if fp + tn else "  -  "
+    return f"P {precision} R {recall} FPR {fpr} (tp {tp}, fp {fp}, fn {fn}, tn {tn})"
+
+
 def _pr(rows: list[tuple[bool, bool]]) -> str:
     tp = sum(f and y for f, y in rows)
     fp = sum(f and not y for f, y in rows)
@@ -135,42 +287,65 @@ def _pr(rows: list[tuple[bool, bool]]) -> str:
     return f"P {precision:.3f} R {recall:.3f} (tp {tp}, fp {fp}, fn {fn}, n {len(rows)})"
 
 
-def main() -> int:
-    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+def _report(title: str, groups: dict[str, list[tuple[bool, bool]]]) -> None:
+    print(title)
+    for group in sorted(groups, key=lambda g: (g == "all", g)):
+        print(f"  {group:18} {_rates(groups[group])}")
+
+
+def evaluate_forms(show_misses: bool) -> None:
+    """Print the form figures per half, language, class and source."""
     engine = _engine()
     baseline = _keyword_baseline()
-    ours: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-    theirs: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    by: dict[str, dict[str, dict[str, list[tuple[bool, bool]]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     misses: list[str] = []
-    for rid, form in enumerate(data["forms"], start=1):
+    for rid, sample in enumerate(samples(), start=1):
         decision = engine.evaluate(
-            Envelope(_request(rid, form["message"], form["properties"]), S2C, session="e")
+            Envelope(_request(rid, sample.message, sample.properties), S2C, session="e")
         )
         flagged = bool({"EG201", "EG206"} & set(decision.codes))
-        label = form["label"] == "secret"
-        for group in (form["lang"], "all"):
-            ours[group].append((flagged, label))
+        row = (flagged, sample.secret)
+        for half in (sample.half, "both"):
+            by[half]["language"][sample.lang].append(row)
+            by[half]["language"]["all"].append(row)
+            by[half]["class"][sample.cls].append(row)
+            by[half]["source"][sample.source].append(row)
             if baseline is not None:
-                theirs[group].append((baseline(form["message"], form["properties"]), label))
-        if flagged != label:
-            kind = "missed" if label else "false alarm"
+                by[half]["baseline"][sample.lang].append(
+                    (baseline(sample.message, sample.properties), sample.secret)
+                )
+                by[half]["baseline"]["all"].append(
+                    (baseline(sample.message, sample.properties), sample.secret)
+                )
+        if flagged != sample.secret:
+            kind = "missed" if sample.secret else "false alarm"
             misses.append(
-                f"  {kind}: {form['lang']} {form['message']!r} {list(form['properties'])}"
+                f"  {sample.half:8} {kind}: {sample.lang} {sample.cls} {sample.provenance}"
             )
-    print("EG201/EG206 on held-out forms (a form is flagged when either fires)")
-    for group in sorted(ours, key=lambda g: (g == "all", g)):
-        line = f"  {group:8} elicitguard {_pr(ours[group])}"
+    for half in ("tuning", "checking"):
+        print(f"=== {half} half: EG201/EG206 (a form is flagged when either fires)")
+        _report("per language", by[half]["language"])
+        _report("per class (benign rows give the false-positive rate)", by[half]["class"])
+        _report("per source", by[half]["source"])
         if baseline is not None:
-            line += f" | detect-secrets denylist {_pr(theirs[group])}"
-        print(line)
-    print("\n".join(misses) or "  (no misses)")
-    samples = _samples()
+            _report("detect-secrets keyword denylist, per language", by[half]["baseline"])
+    print(f"misses: {len(misses)}")
+    if show_misses:
+        print("\n".join(misses))
+
+
+def evaluate_answers(data: dict[str, Any]) -> None:
+    """EG204 on the held-out answers."""
+    engine = _engine()
+    samples_ = _samples()
     rows: list[tuple[bool, bool]] = []
     answer_misses: list[str] = []
     for rid, answer in enumerate(data["answers"], start=1000):
         props = answer["properties"]
         engine.evaluate(Envelope(_request(rid, "Please answer", props), S2C, session="e"))
-        content = _fill(answer["content"], samples)
+        content = _fill(answer["content"], samples_)
         reply = {"jsonrpc": "2.0", "id": rid, "result": {"action": "accept", "content": content}}
         decision = engine.evaluate(Envelope(reply, C2S, session="e"))
         flagged = "EG204" in decision.codes
@@ -181,8 +356,13 @@ def main() -> int:
             answer_misses.append(f"  {kind}: {list(props)} {answer['content']}")
     print(f"EG204 on held-out answers: {_pr(rows)}")
     print("\n".join(answer_misses) or "  (no misses)")
+
+
+def main(argv: list[str]) -> int:
+    evaluate_forms("--misses" in argv)
+    evaluate_answers(yaml.safe_load(DATA.read_text(encoding="utf-8")))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

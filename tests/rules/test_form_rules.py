@@ -150,11 +150,14 @@ def test_allowed_fields_silence_a_field_but_not_a_catalogue_secret() -> None:
 
 
 def test_min_confidence_decides_which_verdicts_fire() -> None:
-    """A description-only field (low) fires only with min_confidence low; high drops a title-only field."""
+    """A lone weak word (low) fires only with min_confidence low; a description alone fires by
+    default; high drops a title-only field."""
     described = {"x": {"type": "string", "title": "Code", "description": "Enter the 6-digit code we sent by SMS"}}
-    assert "EG201" not in codes(push_request(make_engine(), Side.CLIENT, described))
+    assert "EG201" in codes(push_request(make_engine(), Side.CLIENT, described))
+    weak = {"x": {"type": "string", "title": "Token"}}
+    assert "EG201" not in codes(push_request(make_engine(), Side.CLIENT, weak))
     low = {"rules": {"EG201": {"params": {"min_confidence": "low"}}}}
-    assert "EG201" in codes(push_request(make_engine(low), Side.CLIENT, described))
+    assert "EG201" in codes(push_request(make_engine(low), Side.CLIENT, weak))
     titled = {"k": {"type": "string", "title": "Clave de API"}}
     assert "EG201" in codes(push_request(make_engine(), Side.CLIENT, titled))
     high = {"rules": {"EG201": {"params": {"min_confidence": "high"}}}}
@@ -224,7 +227,9 @@ def test_findings_never_carry_the_value(rule: Any, case: Any) -> None:
 
 
 def test_every_rule_has_cases_in_every_language() -> None:
-    """Each form rule has ruleid and ok cases in all seven languages (the note names the language)."""
+    """Each form rule has ruleid and ok cases in each of its languages (the note names the
+    language): EG201 and EG206 in all shipped languages, the others in the seven with
+    hand-written lexicons."""
     for rule in builtin_rules():
         if rule.spec.code not in FORM_RULES:
             continue
@@ -232,8 +237,10 @@ def test_every_rule_has_cases_in_every_language() -> None:
         assert cases is not None
         seen: Counter[tuple[str, str]] = Counter()
         for case in cases.cases:
-            lang = case.note.split(" ")[1]
+            words = case.note.replace(":", " ").split()
+            lang = next((w for w in words[:4] if w in ALL_LANGUAGES), words[1])
             seen[(lang, case.expect)] += 1
-        for lang in ALL_LANGUAGES:
+        languages = ALL_LANGUAGES if rule.spec.code in ("EG201", "EG206") else ALL_LANGUAGES[:7]
+        for lang in languages:
             assert seen[(lang, "ruleid")] >= 1, f"{rule.spec.code}: no ruleid case in {lang}"
             assert seen[(lang, "ok")] >= 1, f"{rule.spec.code}: no ok case in {lang}"

@@ -17,7 +17,7 @@ from elicitguard.checks.forms._classify import FormContext, classify_field
 from elicitguard.checks.forms._lexicon import Lexicon, compile_lexicon, freeze_extra
 from elicitguard.checks.forms._message import find_ask, mentions_otp_context
 from elicitguard.checks.forms._scan import scan
-from elicitguard.checks.forms._shape import Shape, shape_of, texts_of
+from elicitguard.checks.forms._shape import Shape, labels_of, shape_of, texts_of
 from elicitguard.checks.forms._types import (
     ALL_LANGUAGES,
     SECRET_CLASSES,
@@ -34,7 +34,9 @@ __all__ = [
     "MessageAsk",
     "can_hold",
     "classify_form",
+    "form_asks_for_secret",
     "message_asks_for_secret",
+    "warm_up",
 ]
 
 ExtraWords = Mapping[str, Mapping[str, Sequence[str]]]
@@ -59,6 +61,48 @@ def message_asks_for_secret(
         extra_words: ``{lang: {class_or_list: [words]}}`` added to the lexicons.
     """
     return find_ask(_lexicon(languages, extra_words), message)
+
+
+def form_asks_for_secret(
+    requested_schema: Mapping[str, object],
+    message: str | None,
+    *,
+    languages: Sequence[str] = ALL_LANGUAGES,
+    extra_words: ExtraWords | None = None,
+) -> MessageAsk | None:
+    """Whether the text a user reads tells them to type a secret (for EG206, form mode).
+
+    The message first, then each property's description and option labels (``enumNames``,
+    ``oneOf``/``anyOf`` titles, enum values): a client shows them all, so an ask placed in a
+    label is an ask. ``source`` of the result names where (``message`` or a pointer suffix).
+    """
+    lex = _lexicon(languages, extra_words)
+    return _form_ask(lex, requested_schema, message)
+
+
+def _form_ask(
+    lex: Lexicon, requested_schema: Mapping[str, object], message: str | None
+) -> MessageAsk | None:
+    ask = find_ask(lex, message) if message else None
+    if ask is not None:
+        return ask
+    for key, prop in _properties(requested_schema):
+        pointer = "/properties/" + key.replace("~", "~0").replace("/", "~1")
+        _, desc = texts_of(prop)
+        texts = ([("/description", desc)] if desc else []) + list(labels_of(prop))
+        for suffix, text in texts:
+            found = find_ask(lex, text, pointer + suffix)
+            if found is not None:
+                return found
+    return None
+
+
+def warm_up(languages: Sequence[str] = ALL_LANGUAGES) -> None:
+    """Compile the lexicons and load the look-alike table now, not on the first form."""
+    from elicitguard.checks.forms._reveal import warm_up as _reveal_warm_up
+
+    _lexicon(languages, None)
+    _reveal_warm_up()
 
 
 def _properties(requested_schema: Mapping[str, object]) -> list[tuple[str, Mapping[str, object]]]:
@@ -98,17 +142,15 @@ def classify_form(
     """
     lex = _lexicon(languages, extra_words)
     items = [(key, *texts_of(prop), shape_of(prop)) for key, prop in _properties(requested_schema)]
-    ask = find_ask(lex, message) if message else None
+    ask = _form_ask(lex, requested_schema, message)
     free_text = [key for key, _, _, shape in items if shape.kind == "text"]
-    base = FormContext(
-        ask=None,
-        otp_hint=bool(message) and mentions_otp_context(lex, message or ""),
-        postal=_is_postal(lex, items),
-    )
-    with_ask = FormContext(ask, base.otp_hint, base.postal)
+    otp_hint = bool(message) and mentions_otp_context(lex, message or "")
+    postal = _is_postal(lex, items)
     verdicts = []
     for key, title, desc, shape in items:
-        ctx = with_ask if ask is not None and free_text == [key] else base
+        titled = bool(title.strip())
+        with_ask = ask is not None and free_text == [key]
+        ctx = FormContext(ask if with_ask else None, otp_hint, postal, titled)
         verdict = classify_field(lex, key, title, desc, shape, ctx)
         if key in allowed_fields or verdict.pointer in allowed_fields:
             verdict = _allowed(verdict)

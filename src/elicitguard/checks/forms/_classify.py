@@ -1,9 +1,13 @@
 """Weigh the evidence about one form property and name what it collects.
 
-Evidence is scored per class: the key and the title weigh 2, the description 1 (0 when the
-field is plainly something else, such as a username, or the description says "never"/"not"),
-the request message 2 when the form has a single free-text field, ``format: password`` or
-``writeOnly`` 2, a length that fits the class 1 (3-4 characters for a CVV, 4-8 for a code).
+Evidence is scored per class by what the user reads: the title weighs 2, the description 2
+(0 when the field is plainly something else, such as a username, or the description says
+"never"/"not"), the key 2 when there is no title (the client then shows the key) and 1 when
+a title that says what the field is (the key is the weakest signal: the user never sees it), the request message or
+an option label that asks for a secret 2 when the form has a single free-text field,
+``format: password`` or ``writeOnly`` 2, a length that fits the class 1 (3-4 characters for a
+CVV, 4-8 for a code), and 1 more when the word was disguised (look-alike letters, digits for
+letters, spaced letters, HTML references): needing the disguise is itself a sign.
 Type rules then veto what the input kind cannot carry (see ``_shape``), and the best class
 wins: score 4 or more is ``high`` confidence, 2 or more ``medium``, anything else ``low``.
 """
@@ -24,7 +28,8 @@ _SECRET_RAW = frozenset(PRIORITY[:8])
 _NUMERIC = frozenset(
     ("pin", "password", "otp", "cvv", "card_number", "government_id", "bank_account", "health")
 )
-_WEIGHT = {"key": 2.0, "title": 2.0, "description": 1.0}
+_WEIGHT = {"key": 2.0, "title": 2.0, "description": 2.0}
+_KEY_UNDER_TITLE = 1.0
 _LANGUAGE_RANK = {"title": 0, "description": 1, "key": 2}  # prose tells the language best
 
 
@@ -35,6 +40,7 @@ class FormContext:
     ask: MessageAsk | None
     otp_hint: bool
     postal: bool
+    titled: bool = False
 
 
 @dataclass(slots=True)
@@ -44,24 +50,42 @@ class _Evidence:
     scores: dict[str, float] = field(default_factory=dict)
     best_hit: dict[str, tuple[int, ClassHit]] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+    disguised: set[str] = field(default_factory=set)
 
     def add(self, cls: str, weight: float, reason: str) -> None:
         """Add ``weight`` to ``cls``."""
         self.scores[cls] = self.scores.get(cls, 0.0) + weight
         self.reasons.append(reason)
 
-    def add_hits(self, source: str, hits: Iterable[ClassHit]) -> None:
+    def add_hits(self, source: str, hits: Iterable[ClassHit], weight: float | None = None) -> None:
         """Count each class at most once per source, at its strongest term."""
         strongest: dict[str, ClassHit] = {}
         for hit in hits:
             if hit.key_only and source != "key":
                 continue
             held = strongest.get(hit.cls)
-            if held is None or (held.weak and not hit.weak):
+            if (
+                held is None
+                or (held.weak and not hit.weak)
+                or (held.disguised and not hit.disguised)
+            ):
                 strongest[hit.cls] = hit
         for cls, hit in strongest.items():
-            weight = _WEIGHT[source] / (2 if hit.weak else 1)
-            self.add(cls, weight, f"{source}: '{hit.term}' ({cls}, {hit.lang})")
+            base = _WEIGHT[source] if weight is None else weight
+            if hit.disguised:
+                self.disguised.add(cls)
+                note = "; disguised: it reads so only once its disguise is undone"
+                self.add(
+                    cls,
+                    base / (2 if hit.weak else 1) + 1.0,
+                    f"{source}: '{hit.term}' ({cls}, {hit.lang}){note}",
+                )
+            else:
+                self.add(
+                    cls,
+                    base / (2 if hit.weak else 1),
+                    f"{source}: '{hit.term}' ({cls}, {hit.lang})",
+                )
             rank = _LANGUAGE_RANK[source]
             if cls not in self.best_hit or rank < self.best_hit[cls][0]:
                 self.best_hit[cls] = (rank, hit)
@@ -100,12 +124,26 @@ def _title_explains_key(title: Scan) -> bool:
     return bool(title.notes) and not title.hits
 
 
+def _title_speaks(title: Scan, ctx: FormContext) -> bool:
+    """Whether the title says what the field is (then the hidden key weighs less).
+
+    A neutral title ("Number", "Value") says nothing either way, and the key keeps its weight;
+    a title with any lexicon word (a class, "Email", "Expiration", a harmless phrase) outweighs it.
+    """
+    return ctx.titled and bool(title.hits or title.notes or title.role_names & _SPEAKING)
+
+
+_SPEAKING = frozenset(
+    ("benign", "negative", "after", "before", "after_secret", "before_secret", "postal_context")
+)
+
+
 def _gather(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> _Evidence:
     """Collect evidence from texts, the message, format, length and default."""
     key, title, desc = scans
     ev = _Evidence()
     if not _title_explains_key(title):
-        ev.add_hits("key", key.hits)
+        ev.add_hits("key", key.hits, _KEY_UNDER_TITLE if _title_speaks(title, ctx) else None)
     ev.add_hits("title", title.hits)
     benign = not ev.scores and (key.has("benign") or title.has("benign"))
     if not benign and not desc.has("deny"):
@@ -113,7 +151,10 @@ def _gather(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> _Evidenc
     if not ev.scores and _code_is_otp(scans, shape, ctx):
         ev.add("otp", 2.0, "a code field sent to the user or sized like one")
     if not ev.scores and ctx.ask is not None and not benign:
-        ev.add(ctx.ask.secret_class, 2.0, "the message asks for it; this is the only text field")
+        where = "the message" if ctx.ask.source == "message" else "an option label or description"
+        ev.add(ctx.ask.secret_class, 2.0, f"{where} asks for it; this is the only text field")
+        if ctx.ask.disguised:
+            ev.disguised.add(ctx.ask.secret_class)
     _format_signals(ev, shape)
     return ev
 
@@ -206,6 +247,7 @@ def classify_field(
         language=_language(ev, top, scans, ctx),
         confidence=_confidence(score),
         reasons=tuple(ev.reasons + notes),
+        disguised=top in ev.disguised,
     )
 
 

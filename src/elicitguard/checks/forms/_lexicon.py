@@ -56,7 +56,12 @@ class Entry:
 
 
 class Lexicon:
-    """A compiled set of languages: the matcher, term meanings and connector words."""
+    """A compiled set of languages: the matcher, term meanings and connector words.
+
+    Every term of every language is one RE2 alternation (one search per text). Thirty
+    languages need a larger DFA budget than RE2's default: below it the DFA gives up and
+    the search falls back to the NFA, several times slower.
+    """
 
     __slots__ = ("connectors", "entries", "languages", "pattern")
 
@@ -71,9 +76,13 @@ class Lexicon:
         self.connectors = connectors
         options = re2.Options()
         options.longest_match = True
-        options.max_mem = 64 << 20
+        options.max_mem = 512 << 20  # a budget, allocated only as the DFA grows
         alternation = "|".join(re2.escape(term) for term in sorted(entries, key=len, reverse=True))
         self.pattern: Any = re2.compile(alternation or "(?!)", options)
+
+    def find(self, text: str) -> list[tuple[int, int, str]]:
+        """Leftmost-longest, non-overlapping ``(start, end, term)`` matches in ``text``."""
+        return [(m.start(), m.end(), m.group()) for m in self.pattern.finditer(text)]
 
 
 def _term_core(term: str) -> str:
@@ -126,20 +135,58 @@ def _extra_entries(extra: FrozenExtra) -> Iterable[tuple[str, Entry]]:
                     yield word, Entry(name, lang)
 
 
-@lru_cache(maxsize=16)
-def _load_file(lang: str) -> Mapping[str, Any] | None:
-    """Parse ``data/lexicon/<lang>.yaml`` shipped with the package, or ``None``."""
-    path = resources.files("elicitguard.checks").joinpath("data", "lexicon", f"{lang}.yaml")
-    if not path.is_file():
-        return None
+def _parse_yaml(path: Any, lang: str) -> Mapping[str, Any]:
+    """One lexicon file, parsed (libyaml's loader when built in)."""
     # libyaml's loader when built in: the pure-Python one took ~1.5 s for the seven files,
-    # paid by the first form a process sees (issue 9, lint and proxy start-up).
+    # paid by the first form a process sees (lint and proxy start-up).
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506
     if not isinstance(loaded, dict):
         msg = f"lexicon {lang}: expected a mapping"
         raise ValueError(msg)
     return loaded
+
+
+def _merged(parts: list[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The hand-written file and the catalogue-generated one, as one lexicon."""
+    if len(parts) == 1:
+        return parts[0]
+    out: dict[str, Any] = {"classes": {}}
+    for part in parts:
+        for name, spec in (part.get("classes") or {}).items():
+            held = out["classes"].setdefault(name, {})
+            for kind, words in (spec or {}).items():
+                held.setdefault(kind, [])
+                held[kind] = [*held[kind], *(words or [])]
+        for role in (*ROLES, "connectors"):
+            if part.get(role):
+                out[role] = [*out.get(role, []), *part[role]]
+    return out
+
+
+@lru_cache(maxsize=64)
+def _load_file(lang: str) -> Mapping[str, Any] | None:
+    """``data/lexicon/<lang>.yaml`` and ``data/lexicon/generated/<lang>.yaml``, merged.
+
+    The first is written by hand; the second by ``scripts/gen_lexicons.py`` from the
+    translation catalogues of well-kept packages (each word's source is recorded there).
+    """
+    base = resources.files("elicitguard.checks").joinpath("data", "lexicon")
+    parts = [
+        _parse_yaml(path, lang)
+        for path in (base.joinpath(f"{lang}.yaml"), base.joinpath("generated", f"{lang}.yaml"))
+        if path.is_file()
+    ]
+    return _merged(parts) if parts else None
+
+
+def shipped_languages() -> tuple[str, ...]:
+    """Every language with a lexicon file in the package (hand-written or generated)."""
+    base = resources.files("elicitguard.checks").joinpath("data", "lexicon")
+    names = {p.name for p in base.iterdir()} | {
+        p.name for p in base.joinpath("generated").iterdir()
+    }
+    return tuple(sorted(n.removesuffix(".yaml") for n in names if n.endswith(".yaml")))
 
 
 def freeze_extra(extra: Mapping[str, Mapping[str, Sequence[str]]] | None) -> FrozenExtra:

@@ -62,19 +62,25 @@ def _sentence_ask(lex: Lexicon, sentence: str) -> MessageAsk | None:
     if not hits:
         return None
     best = pick(hits)
+    disguise = "; disguised: it reads so only once its disguise is undone" if best.disguised else ""
     return MessageAsk(
         reported(best.cls),
         language_of(best, (found,)),
-        (f"message asks for '{best.term}' ({best.cls}, {best.lang})",),
+        (f"asks for '{best.term}' ({best.cls}, {best.lang}){disguise}",),
+        disguised=best.disguised,
     )
 
 
-def find_ask(lex: Lexicon, message: str) -> MessageAsk | None:
+def find_ask(lex: Lexicon, message: str, source: str = "message") -> MessageAsk | None:
     """The first sentence of ``message`` that asks the user for a secret."""
     for sentence in _SENTENCE_END.split(message):
         if sentence.strip():
             ask = _sentence_ask(lex, sentence)
             if ask is not None:
+                if source != "message":
+                    return MessageAsk(
+                        ask.secret_class, ask.language, ask.reasons, ask.disguised, source
+                    )
                 return ask
     return None
 

@@ -2,8 +2,9 @@
 
 A class word next to a modifier ("password *policy*", "*max* tokens", "longueur du mot de
 passe", "パスワードの長さ") names a property of the secret, not the secret; modifiers may be
-joined by connector words ("of", "de", "の"). Results are cached per text, since servers
-repeat the same forms.
+joined by connector words ("of", "de", "の"). Each text is scanned as written and in each of
+its disguised readings (:mod:`._reveal`); a class found only in a disguised reading is kept
+and marked ``disguised``. Results are cached per text, since servers repeat the same forms.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from elicitguard.checks.forms._lexicon import Entry, Lexicon
+from elicitguard.checks.forms._reveal import readings
 from elicitguard.checks.forms._text import normalize
 from elicitguard.checks.forms._types import SECRET_CLASSES
 
 _SECRET_RAW = frozenset((*SECRET_CLASSES, "pin"))
 _CLASS_EXEMPT_FROM_MODIFIERS = frozenset(("security_answer",))
+_MODIFIERS = frozenset(("before", "before_secret", "after", "after_secret"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,7 @@ class ClassHit:
     weak: bool
     key_only: bool
     start: int
+    disguised: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,8 @@ class Scan:
     langs: tuple[str, ...]
     notes: tuple[str, ...]
     role_names: frozenset[str]
+    suppressed: frozenset[str] = frozenset()
+    """Classes whose word a modifier qualified ("password length")."""
 
     def has(self, role: str) -> bool:
         """Whether a word of ``role`` (``benign``, ``ask`` …) occurs in the text."""
@@ -66,10 +72,16 @@ def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: s
     after = {"after", "after_secret"} if secret else {"after"}
     before = {"before", "before_secret"} if secret else {"before"}
     start, end = matches[index][0], matches[index][1]
-    if index + 1 < len(matches):
-        nxt = matches[index + 1]
-        if any(e.tag in after for e in nxt[3]) and _adjacent(lex, text, end, nxt[0]):
+    # Walk over adjacent modifier words: "密码 最小 长度", "password minimum length".
+    pos = index + 1
+    while pos < len(matches) and _adjacent(lex, text, end, matches[pos][0]):
+        tags = {e.tag for e in matches[pos][3]}
+        if tags & after:
             return True
+        if not tags & _MODIFIERS:
+            break
+        end = matches[pos][1]
+        pos += 1
     if index > 0:
         prev = matches[index - 1]
         if any(e.tag in before for e in prev[3]) and _adjacent(lex, text, prev[1], start):
@@ -80,13 +92,13 @@ def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: s
 def _scan_normalized(lex: Lexicon, text: str) -> Scan:
     """Scan already normalised text."""
     matches: list[_Match] = [
-        (m.start(), m.end(), m.group(), lex.entries.get(m.group(), ()))
-        for m in lex.pattern.finditer(text)
+        (start, end, term, lex.entries.get(term, ())) for start, end, term in lex.find(text)
     ]
     hits: list[ClassHit] = []
     roles: list[tuple[str, int]] = []
     langs: list[str] = []
     notes: list[str] = []
+    suppressed: list[str] = []
     for index, (start, _end, term, entries) in enumerate(matches):
         label = " ".join(term.split())
         if len({e.lang for e in entries}) == 1:
@@ -98,6 +110,7 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
                     notes.append(f"negative '{label}'")
             elif _modified(lex, text, matches, index, entry.tag):
                 notes.append(f"'{label}' qualified by a modifier")
+                suppressed.append(entry.tag)
             else:
                 hits.append(
                     ClassHit(entry.tag, entry.lang, label, entry.weak, entry.key_only, start)
@@ -108,6 +121,7 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
         tuple(langs),
         tuple(dict.fromkeys(notes)),
         frozenset(name for name, _ in roles),
+        frozenset(suppressed),
     )
 
 
@@ -116,7 +130,30 @@ _CLASSES_AND_PIN = frozenset(
 )
 
 
+def _merge(plain: Scan, other: Scan) -> Scan:
+    """Add what a disguised reading found that the plain reading did not."""
+    known = {h.cls for h in plain.hits if not h.key_only} | plain.suppressed
+    new = tuple(
+        ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, disguised=True)
+        for h in other.hits
+        if h.cls not in known
+    )
+    if not new and other.role_names <= plain.role_names:
+        return plain
+    return Scan(
+        plain.hits + new,
+        plain.roles + tuple(r for r in other.roles if r[0] not in plain.role_names),
+        plain.langs + tuple(lang for lang in other.langs if lang not in plain.langs),
+        tuple(dict.fromkeys(plain.notes + other.notes)),
+        plain.role_names | other.role_names,
+        plain.suppressed | other.suppressed,
+    )
+
+
 @lru_cache(maxsize=32768)
 def scan(lex: Lexicon, text: str, identifier: bool = False) -> Scan:
     """Scan ``text`` (an identifier when ``identifier``: camelCase is split)."""
-    return _scan_normalized(lex, normalize(text, identifier=identifier))
+    found = _scan_normalized(lex, normalize(text, identifier=identifier))
+    for reading in readings(text, identifier):
+        found = _merge(found, _scan_normalized(lex, reading))
+    return found

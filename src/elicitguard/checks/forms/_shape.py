@@ -95,3 +95,36 @@ def texts_of(prop: Mapping[str, object]) -> tuple[str, str]:
     """The title and description of a property (empty when absent or not text)."""
     title, desc = prop.get("title"), prop.get("description")
     return (title if isinstance(title, str) else ""), (desc if isinstance(desc, str) else "")
+
+
+def _label_text(value: object) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def labels_of(prop: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    """The option labels a client shows for a choice, as (pointer suffix, text).
+
+    ``enumNames``, the ``title`` of each ``oneOf``/``anyOf`` option (also under ``items`` for
+    multi-select), and the ``enum`` values themselves, which a client shows when no names are
+    given.
+    """
+    found: list[tuple[str, str]] = []
+    for where, holder in (("", prop), ("/items", prop.get("items"))):
+        if not isinstance(holder, Mapping):
+            continue
+        for keyword in ("enumNames", "enum"):
+            values = holder.get(keyword)
+            if isinstance(values, list):
+                for index, value in enumerate(values[:64]):
+                    text = _label_text(value)
+                    if text is not None:
+                        found.append((f"{where}/{keyword}/{index}", text))
+        for keyword in ("oneOf", "anyOf"):
+            options = holder.get(keyword)
+            if isinstance(options, list):
+                for index, option in enumerate(options[:64]):
+                    if isinstance(option, Mapping):
+                        text = _label_text(option.get("title"))
+                        if text is not None:
+                            found.append((f"{where}/{keyword}/{index}/title", text))
+    return tuple(found)

@@ -7,7 +7,11 @@ from typing import Final, Literal
 
 Confidence = Literal["low", "medium", "high"]
 
-ALL_LANGUAGES: Final[tuple[str, ...]] = ("en", "zh-Hans", "zh-Hant", "ja", "es", "de", "fr")
+ALL_LANGUAGES: Final[tuple[str, ...]] = (
+    "en", "zh-Hans", "zh-Hant", "ja", "es", "de", "fr",
+    "ko", "ru", "uk", "pt", "it", "ar", "he", "fa", "hi", "bn", "tr", "vi", "th", "id",
+    "pl", "cs", "nl", "sv", "el", "ro", "da", "fi", "hu", "nb",
+)  # fmt: skip
 """The languages whose lexicons ship with elicitguard (the default for ``languages``)."""
 
 SECRET_CLASSES: Final[tuple[str, ...]] = (
@@ -40,12 +44,21 @@ class FieldVerdict:
     language: str | None
     confidence: Confidence
     reasons: tuple[str, ...]
+    disguised: bool = False
+    """The secret word appears only once look-alike letters, digits, spacing or HTML
+    references are undone: a sign of evasion in itself."""
 
 
 @dataclass(frozen=True, slots=True)
 class MessageAsk:
-    """A request message that tells the user to type or paste a secret (rule EG206)."""
+    """Text the user reads that tells them to type or paste a secret (rule EG206).
+
+    ``source`` says where: ``message``, or the pointer suffix of a description or option
+    label (``/properties/x/description``, ``/properties/x/oneOf/0/title``).
+    """
 
     secret_class: str
     language: str | None
     reasons: tuple[str, ...]
+    disguised: bool = False
+    source: str = "message"

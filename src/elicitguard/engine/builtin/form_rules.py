@@ -35,7 +35,7 @@ from elicitguard.checks.forms import (
     FieldVerdict,
     can_hold,
     classify_form,
-    message_asks_for_secret,
+    form_asks_for_secret,
 )
 from elicitguard.checks.pii import pii_context, scan_pii
 from elicitguard.checks.secrets import SecretMatch, catalogue, is_placeholder, scan_text, scan_value
@@ -269,6 +269,21 @@ def _fix(era: str | None) -> str:
     return "collect it through URL mode, on your own page, where the client never sees it"
 
 
+_DISGUISE: Final = (
+    "; its words are disguised (look-alike letters, digits for letters, spaced letters or "
+    "HTML references), itself a sign of evasion"
+)
+
+
+def _ask_place(source: str) -> str:
+    """How a message names the place of an ask."""
+    if source == "message":
+        return "The message"
+    if source.endswith("/description"):
+        return "A field description"
+    return "An option label"
+
+
 def _schema_pointer(item: Item, verdict: FieldVerdict) -> str:
     return f"{item.pointer}/requestedSchema{verdict.pointer}"
 
@@ -300,6 +315,7 @@ def secret_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
                     "what": WHAT.get(verdict.secret_class, "a secret"),
                     "language": verdict.language or "format",
                     "confidence": verdict.confidence,
+                    "disguise": _DISGUISE if verdict.disguised else "",
                     "fix": _fix(item.era),
                 },
             )
@@ -339,12 +355,12 @@ def secret_asked_in_message(item: Item, ctx: CheckContext, params: Params) -> It
     opened, then tick the box" asks for the key somewhere else.
     """
     form = _form(item)
-    if form is None or not form[1]:
+    if form is None:
         return
     schema, message = form
     settings = settings_of(params)
-    ask = message_asks_for_secret(
-        message, languages=settings.languages, extra_words=settings.extra_words
+    ask = form_asks_for_secret(
+        schema, message, languages=settings.languages, extra_words=settings.extra_words
     )
     if ask is None:
         return
@@ -357,11 +373,18 @@ def secret_asked_in_message(item: Item, ctx: CheckContext, params: Params) -> It
     ]
     if not carriers:
         return
+    pointer = (
+        item.pointer + "/message"
+        if ask.source == "message"
+        else f"{item.pointer}/requestedSchema{ask.source}"
+    )
     yield Hit(
-        pointer=item.pointer + "/message",
+        pointer=pointer,
         args={
+            "where": _ask_place(ask.source),
             "what": WHAT.get(ask.secret_class, "a secret"),
             "language": ask.language or "?",
+            "disguise": _DISGUISE if ask.disguised else "",
             "fix": _fix(item.era),
         },
     )

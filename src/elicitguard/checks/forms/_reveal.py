@@ -1,0 +1,127 @@
+"""The disguised readings of a text: what it says once its disguise is undone.
+
+A hostile server that knows the lexicons writes "p4ssw0rd", "p a s s w o r d", "p-a-s-s",
+"pаssword" with a Cyrillic "а", or "&#112;assword"; a person reads each as "password". This
+module produces those readings, as *additional* texts to scan next to the plain one, so a word
+that only appears once the disguise is undone is found and marked: needing the fold is itself
+a sign of evasion, and the finding says so.
+
+The steps, in order: HTML character references decoded (twice, for "&amp;#112;"); runs of
+three or more single letters separated by spaces or punctuation joined ("p.a.s.s"), and one
+mark inside a word dropped ("pass-word"); look-alike
+letters of other scripts inside a Latin word (or a word made only of look-alikes) mapped to
+their UTS 39 confusable skeleton with the tables in ``checks/data/unicode``; and, as a second
+reading, digits and symbols inside words folded to letters (4→a, 0→o, 3→e, 1→i or l, 5→s,
+7→t, @→a, $→s, |→l, !→i). Digits standing alone ("4 digit PIN") are never folded. Text
+inside a right-to-left override is read the way it is displayed, reversed.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import cache, lru_cache
+
+from elicitguard.checks.forms._text import _normalize_visible
+from elicitguard.checks.visible import visible_form
+
+_SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_])){2,}")
+_CJK = "\u3040-\u30ff\u3400-\u9fff"
+_CJK_SPACED = re.compile(f"[{_CJK}](?:[ \\t]+[{_CJK}])+")
+_JOINERS = re.compile(r"[ \t.\-_*·•|/+~]")
+_GAPS = re.compile(r"[ \t]{2,}")
+_SPACED_PAIR = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_]))+")
+_LEET_TOKEN = re.compile(r"[A-Za-z0-9@$|!]*[A-Za-z][A-Za-z0-9@$|!]*")
+_LEET_CHARS = re.compile(r"[013457@$|!]")
+_INNER_MARK = re.compile(r"(?<=[^\W\d_])[-.·*_'’](?=[^\W\d_])")
+_LEET_NEAR = re.compile(r"[A-Za-z][013457@$|!]|[013457@$|!][A-Za-z]")
+_LEET_I = str.maketrans("0134578@$|!", "oieastbaslI")
+_LEET_L = str.maketrans("0134578@$|!", "oleastbaslI")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@cache
+def _lookalikes() -> dict[int, str]:
+    """Non-ASCII letters whose UTS 39 skeleton is one or two ASCII letters ("а" -> "a")."""
+    from elicitguard.checks.domains._unicode import _tables  # the project's generated tables
+
+    table: dict[int, str] = {}
+    for char, skel in _tables().skeleton_map.items():
+        folded = skel.casefold()
+        ascii_letters = folded.isascii() and folded.isalpha() and len(folded) <= 2
+        if ascii_letters and not char.isascii() and char.isalpha():
+            table[ord(char)] = folded
+    return table
+
+
+def warm_up() -> None:
+    """Load the confusable table now (a first form would otherwise pay for it)."""
+    _lookalikes()
+
+
+def _skeleton_word(match: re.Match[str]) -> str:
+    """A Latin word with look-alike letters, or one spelled only in look-alikes, as Latin."""
+    word = match.group()
+    if word.isascii():
+        return word
+    table = _lookalikes()
+    has_ascii = any(c.isascii() for c in word)
+    mapped = sum(1 for c in word if ord(c) in table)
+    if not mapped or (not has_ascii and (mapped < len(word) or len(word) < 3)):
+        return word
+    return word.translate(table)
+
+
+def _leet(text: str, table: dict[int, int]) -> str:
+    """Fold digits and symbols inside words (never a digit standing alone)."""
+
+    def fold(match: re.Match[str]) -> str:
+        token = match.group()
+        return token.translate(table) if _LEET_CHARS.search(token) else token
+
+    return _LEET_TOKEN.sub(fold, text)
+
+
+def _undisguise(text: str) -> str:
+    """HTML references, spaced letters and look-alike letters undone (not yet leet)."""
+    out = text
+    if "&" in out:
+        out = visible_form(html.unescape(html.unescape(out)))
+    if _SPACED.search(out):  # a spaced-out text: its two-letter words are spaced out too
+        out = _SPACED_PAIR.sub(lambda m: _JOINERS.sub("", m.group()), out)
+        out = _GAPS.sub(" ", out)
+    if not out.isascii():
+        out = _CJK_SPACED.sub(lambda m: "".join(m.group().split()), out)
+        out = visible_form(_WORD.sub(_skeleton_word, out))
+    return out
+
+
+_OVERRIDE = re.compile("\u202e([^\u202a-\u202e]*)(?:\u202c|$)")
+
+
+def _as_displayed(text: str) -> str:
+    """Text inside a right-to-left override as the reader sees it ("\u202edrowssap")."""
+    return _OVERRIDE.sub(lambda m: m.group(1)[::-1], text)
+
+
+@lru_cache(maxsize=16384)
+def readings(text: str, identifier: bool = False) -> tuple[str, ...]:
+    """Normalised disguised readings of ``text`` that differ from its plain reading."""
+    visible = visible_form(text)
+    undone = _undisguise(visible_form(_as_displayed(text)) if "\u202e" in text else visible)
+    candidates = [undone] if undone != visible else []
+    if _INNER_MARK.search(undone):  # "pass-word", "pass.word": one mark splitting a word
+        candidates.append(_INNER_MARK.sub("", undone))
+    if _LEET_NEAR.search(undone):
+        candidates.append(_leet(undone, _LEET_I))
+        if "1" in undone or "|" in undone:
+            candidates.append(_leet(undone, _LEET_L))
+    if not candidates:
+        return ()
+    plain = _normalize_visible(visible, identifier)
+    found: list[str] = []
+    for candidate in candidates:
+        reading = _normalize_visible(candidate, identifier)
+        if reading != plain and reading not in found:
+            found.append(reading)
+    return tuple(found)
