@@ -129,3 +129,62 @@ def test_blocked_push_and_benign_push(gateway: str, reference: str) -> None:
         benign = {**push, "id": 2, "params": {"url": "https://auth.example.com/c", "wait": 0.1}}
         response = post(url, benign, **headers, **{"X-Test-Replica": "0"})
         assert b"elicitation/create" in response.content
+
+
+def test_replica_killed_mid_round_loses_nothing(
+    upstream: str, redis_url: str, key_file: Any, replicas: list[str]
+) -> None:
+    """The replica that removed an entry dies; the retry on another still gets the decline."""
+    from tests.gateway.conftest import replica
+    from tests.gateway.envoy_emulator import serve_emulator
+
+    with replica("ext-proc", redis_url, key_file) as (address, process):
+        with serve_emulator(upstream, [address, replicas[1]]) as base:
+            url = base + "/mcp"
+            meta = {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
+            }
+            call = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {
+                    "name": "connect_two",
+                    "arguments": {"good": "auth.example.com", "bad": "y.evil.example"},
+                    "_meta": meta,
+                },
+            }
+            headers = {"Authorization": "Bearer user-kill", "X-Test-Replica": "0"}
+            first = post(url, call, **headers).json()
+            assert list(first["result"]["inputRequests"]) == ["good"]
+            process.kill()
+            process.wait()
+            retry = json.loads(json.dumps(call))
+            retry["id"] = 2
+            retry["params"]["inputResponses"] = {"good": {"action": "accept"}}
+            headers["X-Test-Replica"] = "1"
+            echoed = post(url, retry, **headers).json()
+            body = json.loads(echoed["result"]["body"])
+            assert body["params"]["inputResponses"]["bad"] == {"action": "decline"}
+
+
+def test_another_credential_does_not_see_the_round(gateway: str) -> None:
+    """Rounds are kept per credential: another user's retry gets no decline added."""
+    first, _ = _round(gateway, "0", "1")
+    assert list(first["result"]["inputRequests"]) == ["good"]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {
+            "name": "connect_two",
+            "arguments": {"good": "auth.example.com", "bad": "x.evil.example"},
+            "inputResponses": {"good": {"action": "accept"}},
+            "requestState": "s-1",
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
+        },
+    }
+    echoed = post(gateway, call, Authorization="Bearer user-b", **{"X-Test-Replica": "1"}).json()
+    body = json.loads(echoed["result"]["body"])
+    assert "bad" not in body["params"]["inputResponses"]
