@@ -123,6 +123,39 @@ def test_ocsf_records_are_detection_findings(tmp_path: Path) -> None:
     assert blocked and all(r["severity_id"] >= 3 for r in blocked)
 
 
+def _dropped(sent: Any, kept: Any, path: str = "") -> list[str]:
+    """Attributes of ``sent`` that the schema model did not keep (unknown to the class)."""
+    out: list[str] = []
+    if isinstance(sent, dict) and isinstance(kept, dict):
+        for key, value in sent.items():
+            if key not in kept:
+                out.append(f"{path}/{key}")
+            else:
+                out += _dropped(value, kept[key], f"{path}/{key}")
+    elif isinstance(sent, list) and isinstance(kept, list):
+        for index, (a, b) in enumerate(zip(sent, kept, strict=False)):
+            out += _dropped(a, b, f"{path}/{index}")
+    return out
+
+
+def test_ocsf_records_validate_against_the_pinned_schema(tmp_path: Path) -> None:
+    """Each record is a valid OCSF 1.5.0 Detection Finding (py-ocsf-models pins 1.5.0)."""
+    models = pytest.importorskip("py_ocsf_models")
+    from py_ocsf_models.events.findings.detection_finding import DetectionFinding
+
+    from elicitguard.audit.ocsf import OCSF_VERSION, SECURITY_CONTROL
+
+    assert models.OCSF_VERSION == OCSF_VERSION
+    records = [r for r in _run(tmp_path, "ocsf") if "class_uid" in r]
+    assert records
+    for record in records:
+        model = DetectionFinding.model_validate(record)
+        kept = model.model_dump(exclude_none=True, mode="json")
+        unknown = {p for p in _dropped(record, kept) if p.lstrip("/") not in SECURITY_CONTROL}
+        assert not unknown, unknown
+        assert record["metadata"]["profiles"] == ["security_control"]
+
+
 def test_ecs_records(tmp_path: Path) -> None:
     records = [r for r in _run(tmp_path, "ecs") if "@timestamp" in r]
     assert records

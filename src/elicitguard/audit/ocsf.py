@@ -3,7 +3,8 @@
 A pure function, :func:`to_ocsf`, maps one native record (:func:`~elicitguard.audit.records.
 decision_record`) to the OCSF shape a SIEM ingests without a translation layer. Only
 metadata that is already in the native record goes in: the redaction boundary is the same
-(the result is written through the same sink). Pinned to OCSF schema 1.3.0.
+(the result is written through the same sink). Pinned to OCSF schema 1.5.0 (the tests validate against ``py-ocsf-models``, which pins
+the same version).
 """
 
 from __future__ import annotations
@@ -11,16 +12,30 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-__all__ = ["OCSF_VERSION", "to_ocsf"]
+__all__ = ["CLASS_UID", "OCSF_VERSION", "SECURITY_CONTROL", "to_ocsf"]
 
-OCSF_VERSION = "1.3.0"
+OCSF_VERSION = "1.5.0"
 CLASS_UID = 2004  # Detection Finding
 CATEGORY_UID = 2  # Findings
 _ACTIVITY_CREATE = 1
 _SEVERITY = {"info": 1, "low": 2, "medium": 3, "high": 4, "critical": 5}
 _SEVERITY_NAMES = {1: "Informational", 2: "Low", 3: "Medium", 4: "High", 5: "Critical"}
 #: OCSF action_id: 1 Allowed, 2 Denied, 3 Observed, 4 Modified.
-_ACTIONS = {"allow": (1, "Allowed"), "warn": (3, "Observed"), "redact": (4, "Modified"), "block": (2, "Denied")}
+_ACTIONS = {
+    "allow": (1, "Allowed"),
+    "warn": (3, "Observed"),
+    "redact": (4, "Modified"),
+    "block": (2, "Denied"),
+}
+#: OCSF disposition_id: 1 Allowed, 2 Blocked, 11 Corrected, 15 Detected, 17 Logged.
+_DISPOSITIONS = {
+    "allow": (1, "Allowed"),
+    "warn": (17, "Logged"),
+    "redact": (11, "Corrected"),
+    "block": (2, "Blocked"),
+}
+#: The attributes the ``security_control`` profile adds to the class (declared in metadata).
+SECURITY_CONTROL = frozenset({"action", "action_id", "disposition", "disposition_id", "policy"})
 
 
 def _time_ms(ts: Any) -> int:
@@ -39,8 +54,10 @@ def to_ocsf(record: dict[str, Any], *, product_version: str = "") -> dict[str, A
     action = str(record.get("action") or "allow")
     action_id, action_name = _ACTIONS.get(action, (0, "Unknown"))
     enforced = bool(record.get("enforced"))
-    if not enforced and action_id == 2:
+    disposition_id, disposition = _DISPOSITIONS.get(action, (0, "Unknown"))
+    if not enforced and action_id in (2, 4):
         action_id, action_name = 3, "Observed"
+        disposition_id, disposition = 15, "Detected"
     policy = record.get("policy") or {}
     codes = [str(f.get("code")) for f in findings]
     domains = sorted(
@@ -66,7 +83,8 @@ def to_ocsf(record: dict[str, Any], *, product_version: str = "") -> dict[str, A
         "status": "New",
         "action_id": action_id,
         "action": action_name,
-        "disposition": action,
+        "disposition_id": disposition_id,
+        "disposition": disposition,
         "message": f"elicitguard {action}" + (f": {', '.join(codes)}" if codes else ""),
         "metadata": {
             "version": OCSF_VERSION,
@@ -78,12 +96,18 @@ def to_ocsf(record: dict[str, Any], *, product_version: str = "") -> dict[str, A
                 "version": product_version,
             },
             "log_name": str(record.get("event") or "elicitguard.decision"),
+            "profiles": ["security_control"],
         },
         "finding_info": {
             "uid": record.get("decision_id"),
             "title": "MCP elicitation policy decision",
             "types": codes,
-            "analytic": {"name": str(policy.get("name") or "policy"), "type_id": 1, "type": "Rule"},
+            "analytic": {
+                "uid": str(policy.get("name") or "policy"),
+                "name": str(policy.get("name") or "policy"),
+                "type_id": 1,
+                "type": "Rule",
+            },
         },
         "policy": {
             "name": policy.get("name"),
@@ -104,6 +128,7 @@ def to_ocsf(record: dict[str, Any], *, product_version: str = "") -> dict[str, A
                 "server": record.get("server"),
                 "session": record.get("session"),
                 "enforced": enforced,
+                "action": action,
             },
         },
     }
@@ -111,5 +136,5 @@ def to_ocsf(record: dict[str, Any], *, product_version: str = "") -> dict[str, A
         out["resources"] = [{"type": "url_domain", "name": d} for d in domains]
     principal = record.get("principal")
     if isinstance(principal, dict):
-        out["actor"] = {"user": {"uid": principal.get("sub"), "domain": principal.get("iss")}}
+        out["unmapped"]["principal"] = {"uid": principal.get("sub"), "issuer": principal.get("iss")}
     return out
