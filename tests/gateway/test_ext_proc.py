@@ -188,3 +188,19 @@ def test_another_credential_does_not_see_the_round(gateway: str) -> None:
     echoed = post(gateway, call, Authorization="Bearer user-b", **{"X-Test-Replica": "1"}).json()
     body = json.loads(echoed["result"]["body"])
     assert "bad" not in body["params"]["inputResponses"]
+
+
+def test_malformed_grpc_message_ends_the_stream_and_the_service_stays_up(
+    replicas: list[str], gateway: str
+) -> None:
+    import grpc
+
+    channel = grpc.insecure_channel(replicas[0])
+    try:
+        raw = channel.stream_stream("/envoy.service.ext_proc.v3.ExternalProcessor/Process")
+        with pytest.raises(grpc.RpcError):
+            list(raw(iter([b"\xff\xff\xff\xff\x0f garbage"]), timeout=10))
+    finally:
+        channel.close()
+    body = {"jsonrpc": "2.0", "id": 8, "method": "echo"}
+    assert post(gateway, body, **{"X-Test-Replica": "0"}).json()["id"] == 8

@@ -49,6 +49,7 @@ __all__ = [
     "decode_state",
     "encode_state",
     "flush",
+    "flush_sessions",
     "reset_touched",
     "touched_scope",
 ]
@@ -292,6 +293,14 @@ def flush(touched: Touched, sessions: SharedStateStore, chains: dict[str, Shared
         holder = chains.get(owner)
         if holder is not None:
             holder.write(key, chain)
+    touched.chains.clear()
+
+
+def flush_sessions(touched: Touched, sessions: SharedStateStore) -> None:
+    """Write back the sessions a call touched (services without a guard's round maps)."""
+    for key, state in list(touched.sessions.items()):
+        sessions.write(key, state)
+    touched.sessions.clear()
     touched.chains.clear()
 
 
