@@ -9,7 +9,7 @@ from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import struct_pb2
 from tests.gateway.conftest import replica
 
 from elicitguard.gateway import ext_mcp_proto as wire
@@ -47,10 +47,10 @@ class Client:
     def request(self, method: str, params: dict[str, Any], user: str = "alice") -> Any:
         return self.check_request(
             wire.McpRequest(
-                service_name="backend",
+                service_names=["backend"],
                 method=method,
-                metadata_context=_struct({"jwt": {"iss": "https://idp.example", "sub": user}}),
-                mcp_request=_struct(params),
+                metadata_context=_struct({"iss": "https://idp.example", "sub": user}),
+                mcp_request=json.dumps(params).encode(),
             ),
             timeout=20,
         )
@@ -58,10 +58,10 @@ class Client:
     def response(self, method: str, result: dict[str, Any], user: str = "alice") -> Any:
         return self.check_response(
             wire.McpResponse(
-                service_name="backend",
+                service_names=["backend"],
                 method=method,
-                metadata_context=_struct({"jwt": {"iss": "https://idp.example", "sub": user}}),
-                mcp_response=_struct(result),
+                metadata_context=_struct({"iss": "https://idp.example", "sub": user}),
+                mcp_response=json.dumps(result).encode(),
             ),
             timeout=20,
         )
@@ -76,8 +76,8 @@ def clients(redis_url: str, key_file: Path) -> Iterator[list[Client]]:
             client.channel.close()
 
 
-def _plain(message: Any) -> dict[str, Any]:
-    return json_format.MessageToDict(message)
+def _plain(data: bytes) -> dict[str, Any]:
+    return json.loads(data)
 
 
 def _call(state: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -7,7 +7,8 @@ with the MCP error the client gets). Each call is judged by the same
 :class:`~elicitguard.integrations.actions.Relay` the HTTP proxy uses, as the JSON-RPC
 message it stands for.
 
-The hook carries no JSON-RPC id and does not correlate a result with its request, nor a
+Params, results and errors travel as raw JSON bytes; the gateway's ``metadata_context`` is
+a Struct of the values its configuration computes. The hook carries no JSON-RPC id and does not correlate a result with its request, nor a
 retry with the round it answers, so this service does:
 
 * requests and results meet in a session per principal and backend (in the shared store
@@ -30,7 +31,7 @@ import json
 from typing import Any
 
 import grpc
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from elicitguard.engine.engine import Engine
@@ -49,10 +50,15 @@ _C2S = Direction.CLIENT_TO_SERVER
 _S2C = Direction.SERVER_TO_CLIENT
 
 
-def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
-    out = struct_pb2.Struct()
-    out.update(value)
-    return out
+def _json(data: bytes) -> dict[str, Any]:
+    """A JSON object from the wire (bounded by the gRPC message limit); ``{}`` for none."""
+    if not data:
+        return {}
+    value = json.loads(data)
+    if not isinstance(value, dict):
+        msg = "expected a JSON object"
+        raise ValueError(msg)
+    return value
 
 
 def _plain(message: Any) -> dict[str, Any]:
@@ -145,12 +151,13 @@ class ExtMcpService:
         context = _integral(_plain(request.metadata_context))
         principal = principal_from_context(context)
         owner = principal.key if principal is not None else "anonymous"
-        session = "ext-mcp:" + _digest(f"{owner}\x00{request.service_name}")[:32]
+        service = ",".join(sorted(request.service_names))
+        session = "ext-mcp:" + _digest(f"{owner}\x00{service}")[:32]
         return session, principal, owner
 
     def _check_request(self, request: Any) -> Any:
         session, principal, owner = self._session(request)
-        params = _integral(_plain(request.mcp_request))
+        params = _json(request.mcp_request) if request.HasField("mcp_request") else {}
         state = params.get("requestState")
         if isinstance(state, str) and "inputResponses" in params:
             if self.store.take(ROUND_NS, owner, _digest(state)) is None:
@@ -162,13 +169,13 @@ class ExtMcpService:
         )
         result = self._request_result(outcome)
         if result.WhichOneof("result") != "error":
-            self._pending_push(owner, request.service_name, request.method, jsonrpc_id)
+            self._pending_push(owner, _service(request), request.method, jsonrpc_id)
         return result
 
     def _check_response(self, request: Any) -> Any:
         session, principal, owner = self._session(request)
-        result = _integral(_plain(request.mcp_response))
-        jsonrpc_id = self._pending_pop(owner, request.service_name, request.method)
+        result = _json(request.mcp_response)
+        jsonrpc_id = self._pending_pop(owner, _service(request), request.method)
         message = {"jsonrpc": "2.0", "id": jsonrpc_id, "result": result}
         outcome = self.relay.inspect(
             message, _S2C, raw=dumps(message), session=session, principal=principal
@@ -176,7 +183,7 @@ class ExtMcpService:
         answer = self._response_result(outcome)
         final = result
         if answer.WhichOneof("result") == "mutated":
-            final = _plain(answer.mutated)
+            final = _json(answer.mutated)
         if answer.WhichOneof("result") != "error":
             issued = final.get("requestState")
             if isinstance(issued, str) and final.get("inputRequests"):
@@ -224,14 +231,14 @@ class ExtMcpService:
         if isinstance(outcome, Forward):
             return _pass(wire.McpRequestResult)
         if isinstance(outcome, Replace) and isinstance(outcome.message.get("params"), dict):
-            return wire.McpRequestResult(mutated=_struct(outcome.message["params"]))
+            return wire.McpRequestResult(mutated=dumps(outcome.message["params"]))
         return self._denied(wire.McpRequestResult, outcome)
 
     def _response_result(self, outcome: Outcome) -> Any:
         if isinstance(outcome, Forward):
             return _pass(wire.McpResponseResult)
         if isinstance(outcome, Replace) and isinstance(outcome.message.get("result"), dict):
-            return wire.McpResponseResult(mutated=_struct(outcome.message["result"]))
+            return wire.McpResponseResult(mutated=dumps(outcome.message["result"]))
         return self._denied(wire.McpResponseResult, outcome)
 
     def _denied(self, result_type: Any, outcome: Outcome) -> Any:
@@ -257,6 +264,10 @@ async def _parse(message_type: Any, data: bytes, context: grpc.aio.ServicerConte
         raise  # abort raises; this line is for the type checker
 
 
+def _service(request: Any) -> str:
+    return ",".join(sorted(request.service_names))
+
+
 def _pass(result_type: Any) -> Any:
     result = result_type()
     getattr(result, "pass").SetInParent()
@@ -266,7 +277,7 @@ def _pass(result_type: Any) -> Any:
 def _error(result_type: Any, code: int, reason: str, mcp_error: dict[str, Any] | None = None) -> Any:
     error = wire.AuthorizationError(code=code, reason=reason)
     if mcp_error is not None:
-        error.mcp_error.CopyFrom(_struct(json.loads(dumps(mcp_error))))
+        error.mcp_error = dumps(mcp_error)
     return result_type(error=error)
 
 

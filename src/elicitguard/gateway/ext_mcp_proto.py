@@ -19,6 +19,8 @@ __all__ = [
     "PACKAGE",
     "SERVICE",
     "AuthorizationError",
+    "HeaderMutation",
+    "McpHeader",
     "McpRequest",
     "McpRequestResult",
     "McpResponse",
@@ -44,8 +46,16 @@ def _load() -> dict[str, Any]:
             pool.FindFileByName(proto.name)
         except KeyError:
             pool.Add(proto)
-    names = ["McpRequest", "McpResponse", "McpRequestResult", "McpResponseResult", "Pass",
-             "AuthorizationError"]
+    names = [
+        "McpRequest",
+        "McpResponse",
+        "McpRequestResult",
+        "McpResponseResult",
+        "Pass",
+        "AuthorizationError",
+        "McpHeader",
+        "HeaderMutation",
+    ]
     return {
         name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{PACKAGE}.{name}"))
         for name in names
@@ -59,3 +69,5 @@ McpRequestResult: Any = _CLASSES["McpRequestResult"]
 McpResponseResult: Any = _CLASSES["McpResponseResult"]
 Pass: Any = _CLASSES["Pass"]
 AuthorizationError: Any = _CLASSES["AuthorizationError"]
+McpHeader: Any = _CLASSES["McpHeader"]
+HeaderMutation: Any = _CLASSES["HeaderMutation"]
