@@ -31,7 +31,12 @@ from elicitguard.integrations.actions import Relay  # noqa: E402
 from elicitguard.protocol.envelope import Side, Transport  # noqa: E402
 
 ELICITGUARD = str(Path(sys.executable).with_name("elicitguard"))
-REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {"q": "x"}}}
+REQUEST = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "t", "arguments": {"q": "x"}},
+}
 RESPONSE = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ok"}]}}
 _PROCESSES: list[subprocess.Popen[bytes]] = []
 
@@ -76,15 +81,33 @@ def bench_ext_proc(quick: bool) -> Pair:
     stub = pb_grpc.ExternalProcessorStub(channel)
 
     def headers(pairs: list[tuple[bytes, bytes]]) -> Any:
-        return base_pb2.HeaderMap(headers=[base_pb2.HeaderValue(key=k.decode(), raw_value=v) for k, v in pairs])
+        return base_pb2.HeaderMap(
+            headers=[base_pb2.HeaderValue(key=k.decode(), raw_value=v) for k, v in pairs]
+        )
 
     phases = [
-        pb.ProcessingRequest(request_headers=pb.HttpHeaders(headers=headers([
-            (b":method", b"POST"), (b":path", b"/mcp"), (b"content-type", b"application/json")]))),
-        pb.ProcessingRequest(request_body=pb.HttpBody(body=json.dumps(REQUEST).encode(), end_of_stream=True)),
-        pb.ProcessingRequest(response_headers=pb.HttpHeaders(headers=headers([
-            (b":status", b"200"), (b"content-type", b"application/json")]))),
-        pb.ProcessingRequest(response_body=pb.HttpBody(body=json.dumps(RESPONSE).encode(), end_of_stream=True)),
+        pb.ProcessingRequest(
+            request_headers=pb.HttpHeaders(
+                headers=headers(
+                    [
+                        (b":method", b"POST"),
+                        (b":path", b"/mcp"),
+                        (b"content-type", b"application/json"),
+                    ]
+                )
+            )
+        ),
+        pb.ProcessingRequest(
+            request_body=pb.HttpBody(body=json.dumps(REQUEST).encode(), end_of_stream=True)
+        ),
+        pb.ProcessingRequest(
+            response_headers=pb.HttpHeaders(
+                headers=headers([(b":status", b"200"), (b"content-type", b"application/json")])
+            )
+        ),
+        pb.ProcessingRequest(
+            response_body=pb.HttpBody(body=json.dumps(RESPONSE).encode(), end_of_stream=True)
+        ),
     ]
 
     def run() -> None:
@@ -93,8 +116,13 @@ def bench_ext_proc(quick: bool) -> Pair:
             assert len(answers) == 4, answers
 
     run()  # warm up the channel and the service
-    return Pair("ext_proc: one exchange (4 phases)", run, _in_process(count), count,
-                baseline_name="in-process Relay")
+    return Pair(
+        "ext_proc: one exchange (4 phases)",
+        run,
+        _in_process(count),
+        count,
+        baseline_name="in-process Relay",
+    )
 
 
 def bench_ext_mcp(quick: bool) -> Pair:
@@ -105,12 +133,24 @@ def bench_ext_mcp(quick: bool) -> Pair:
     count = 20 if os.environ.get("ELICITGUARD_BENCH_TINY") else 200 if quick else 1_000
     address = _spawn("ext-mcp")
     channel = grpc.insecure_channel(address)
-    check_request = channel.unary_unary(wire.CHECK_REQUEST, request_serializer=wire.McpRequest.SerializeToString,
-                                        response_deserializer=wire.McpRequestResult.FromString)
-    check_response = channel.unary_unary(wire.CHECK_RESPONSE, request_serializer=wire.McpResponse.SerializeToString,
-                                         response_deserializer=wire.McpResponseResult.FromString)
-    request = wire.McpRequest(service_names=["b"], method="tools/call", mcp_request=json.dumps(REQUEST["params"]).encode())
-    response = wire.McpResponse(service_names=["b"], method="tools/call", mcp_response=json.dumps(RESPONSE["result"]).encode())
+    check_request = channel.unary_unary(
+        wire.CHECK_REQUEST,
+        request_serializer=wire.McpRequest.SerializeToString,
+        response_deserializer=wire.McpRequestResult.FromString,
+    )
+    check_response = channel.unary_unary(
+        wire.CHECK_RESPONSE,
+        request_serializer=wire.McpResponse.SerializeToString,
+        response_deserializer=wire.McpResponseResult.FromString,
+    )
+    request = wire.McpRequest(
+        service_names=["b"], method="tools/call", mcp_request=json.dumps(REQUEST["params"]).encode()
+    )
+    response = wire.McpResponse(
+        service_names=["b"],
+        method="tools/call",
+        mcp_response=json.dumps(RESPONSE["result"]).encode(),
+    )
 
     def run() -> None:
         for _ in range(count):
@@ -118,8 +158,13 @@ def bench_ext_mcp(quick: bool) -> Pair:
             check_response(response, timeout=20)
 
     run()
-    return Pair("ext_mcp: CheckRequest + CheckResponse", run, _in_process(count), count,
-                baseline_name="in-process Relay")
+    return Pair(
+        "ext_mcp: CheckRequest + CheckResponse",
+        run,
+        _in_process(count),
+        count,
+        baseline_name="in-process Relay",
+    )
 
 
 def pairs(quick: bool) -> list[Pair]:

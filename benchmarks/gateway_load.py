@@ -44,7 +44,19 @@ def redis_server(folder: Path):
         raise SystemExit("redis-server is needed (apt-get install redis-server)")
     port = _free_port()
     process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(folder)],
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -74,7 +86,9 @@ def main() -> int:
             replica("ext-proc", redis, keys) as two,
         ):
             cases = prepare(upstream, reference)
-            result = asyncio.run(run_load([one[0], two[0]], cases, messages=args.messages, streams=args.streams))
+            result = asyncio.run(
+                run_load([one[0], two[0]], cases, messages=args.messages, streams=args.streams)
+            )
     report = {
         "messages": args.messages,
         "streams": args.streams,

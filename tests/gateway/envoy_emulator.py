@@ -31,7 +31,9 @@ def header_map(pairs: list[tuple[bytes, bytes]]) -> base_pb2.HeaderMap:
     )
 
 
-def apply(headers: list[tuple[bytes, bytes]], mutation: pb.HeaderMutation) -> list[tuple[bytes, bytes]]:
+def apply(
+    headers: list[tuple[bytes, bytes]], mutation: pb.HeaderMutation
+) -> list[tuple[bytes, bytes]]:
     removed = {h.lower().encode() for h in mutation.remove_headers}
     out = [(k, v) for k, v in headers if k.lower() not in removed]
     for option in mutation.set_headers:
@@ -60,7 +62,9 @@ class Emulator:
         async with httpx.AsyncClient(timeout=30) as client:
             await self._exchange(client, scope, receive, send)
 
-    async def _exchange(self, client: httpx.AsyncClient, scope: Any, receive: Any, send: Any) -> None:
+    async def _exchange(
+        self, client: httpx.AsyncClient, scope: Any, receive: Any, send: Any
+    ) -> None:
         body = b""
         while True:
             message = await receive()
@@ -69,7 +73,9 @@ class Emulator:
                 break
         headers = [(k.lower(), v) for k, v in scope["headers"]]
         replica = int(dict(headers).get(b"x-test-replica", b"0"))
-        target = scope["raw_path"] + (b"?" + scope["query_string"] if scope["query_string"] else b"")
+        target = scope["raw_path"] + (
+            b"?" + scope["query_string"] if scope["query_string"] else b""
+        )
         pseudo = [
             (b":method", scope["method"].encode()),
             (b":path", target),
@@ -120,7 +126,9 @@ class Emulator:
         headers = [(k, v) for k, v in headers if k not in (b"transfer-encoding", b"connection")]
         await call.write(
             pb.ProcessingRequest(
-                response_headers=pb.HttpHeaders(headers=header_map([(b":status", status), *headers]))
+                response_headers=pb.HttpHeaders(
+                    headers=header_map([(b":status", status), *headers])
+                )
             )
         )
         answer = await call.read()
@@ -132,23 +140,31 @@ class Emulator:
             mode = answer.mode_override.response_body_mode
         if mode == Mode.NONE:
             data = await response.aread()
-            await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+            await send(
+                {"type": "http.response.start", "status": response.status_code, "headers": headers}
+            )
             await send({"type": "http.response.body", "body": data})
             return
         if mode == Mode.BUFFERED:
             data = await response.aread()
-            await call.write(pb.ProcessingRequest(response_body=pb.HttpBody(body=data, end_of_stream=True)))
+            await call.write(
+                pb.ProcessingRequest(response_body=pb.HttpBody(body=data, end_of_stream=True))
+            )
             answer = await call.read()
             if await self._immediate(answer, send, call):
                 return
             data = _mutated(answer.response_body.response, data)
             headers = [(k, v) for k, v in headers if k != b"content-length"]
             headers.append((b"content-length", str(len(data)).encode()))
-            await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+            await send(
+                {"type": "http.response.start", "status": response.status_code, "headers": headers}
+            )
             await send({"type": "http.response.body", "body": data})
             return
         headers = [(k, v) for k, v in headers if k != b"content-length"]
-        await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        await send(
+            {"type": "http.response.start", "status": response.status_code, "headers": headers}
+        )
         try:
             async for chunk in response.aiter_raw():
                 await call.write(pb.ProcessingRequest(response_body=pb.HttpBody(body=chunk)))
@@ -158,7 +174,9 @@ class Emulator:
                     await send({"type": "http.response.body", "body": out, "more_body": True})
         except httpx.HTTPError:
             pass
-        await call.write(pb.ProcessingRequest(response_body=pb.HttpBody(body=b"", end_of_stream=True)))
+        await call.write(
+            pb.ProcessingRequest(response_body=pb.HttpBody(body=b"", end_of_stream=True))
+        )
         answer = await call.read()
         out = _mutated(answer.response_body.response, b"")
         await send({"type": "http.response.body", "body": out, "more_body": False})
@@ -169,7 +187,9 @@ class Emulator:
         immediate = answer.immediate_response
         headers = apply([], immediate.headers)
         headers.append((b"content-length", str(len(immediate.body)).encode()))
-        await send({"type": "http.response.start", "status": immediate.status.code, "headers": headers})
+        await send(
+            {"type": "http.response.start", "status": immediate.status.code, "headers": headers}
+        )
         await send({"type": "http.response.body", "body": immediate.body})
         call.cancel()
         return True
@@ -192,7 +212,9 @@ def serve_emulator(upstream: str, processors: list[str]) -> Iterator[str]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(Emulator(upstream, processors), log_level="warning", lifespan="off", loop="asyncio")
+    config = uvicorn.Config(
+        Emulator(upstream, processors), log_level="warning", lifespan="off", loop="asyncio"
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
     thread.start()

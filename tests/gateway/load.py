@@ -45,10 +45,21 @@ def workload() -> list[tuple[str, bytes, dict[str, str]]]:
     }
     mismatch = {"jsonrpc": "2.0", "id": 12, "method": "echo"}
     return [
-        ("benign echo (push era)", b'{"jsonrpc":"2.0","id":1,"method":"echo"}', {"Mcp-Session-Id": "load-1"}),
+        (
+            "benign echo (push era)",
+            b'{"jsonrpc":"2.0","id":1,"method":"echo"}',
+            {"Mcp-Session-Id": "load-1"},
+        ),
         ("bad frame", b'{"jsonrpc":"2.0","id":5,"method":"echo"', {}),
-        ("round with a blocked entry (2026-07-28)", json.dumps(round_call).encode(),
-         {"Mcp-Method": "tools/call", "Mcp-Name": "connect_two", "MCP-Protocol-Version": "2026-07-28"}),
+        (
+            "round with a blocked entry (2026-07-28)",
+            json.dumps(round_call).encode(),
+            {
+                "Mcp-Method": "tools/call",
+                "Mcp-Name": "connect_two",
+                "MCP-Protocol-Version": "2026-07-28",
+            },
+        ),
         ("SSE stream, non-JSON event dropped", b'{"jsonrpc":"2.0","id":3,"method":"sse"}', {}),
         ("header disagrees with body", json.dumps(mismatch).encode(), {"Mcp-Method": "tools/list"}),
     ]
@@ -89,15 +100,28 @@ def prepare(upstream: str, reference: str) -> list[Case]:
         for name, body, headers in workload():
             merged = {**HEADERS, **headers}
             direct = client.post(upstream + "/mcp", content=body, headers=merged)
-            raw = [(k.lower(), v) for k, v in direct.headers.raw if k.lower() not in (b"transfer-encoding", b"connection")]
+            raw = [
+                (k.lower(), v)
+                for k, v in direct.headers.raw
+                if k.lower() not in (b"transfer-encoding", b"connection")
+            ]
             via = client.post(reference, content=body, headers=merged)
-            cases.append(Case(name, body, merged, (direct.status_code, raw, direct.content),
-                              normal(via.status_code, via.content)))
+            cases.append(
+                Case(
+                    name,
+                    body,
+                    merged,
+                    (direct.status_code, raw, direct.content),
+                    normal(via.status_code, via.content),
+                )
+            )
     return cases
 
 
 def _map(pairs: list[tuple[bytes, bytes]]) -> base_pb2.HeaderMap:
-    return base_pb2.HeaderMap(headers=[base_pb2.HeaderValue(key=k.decode(), raw_value=v) for k, v in pairs])
+    return base_pb2.HeaderMap(
+        headers=[base_pb2.HeaderValue(key=k.decode(), raw_value=v) for k, v in pairs]
+    )
 
 
 def _mutated(common: pb.CommonResponse, data: bytes) -> bytes:
@@ -113,27 +137,47 @@ async def exchange(stub: pb_grpc.ExternalProcessorStub, case: Case) -> tuple[int
     """One exchange as Envoy drives it; the response Envoy would send the client."""
     call = stub.Process()
     try:
-        pseudo = [(b":method", b"POST"), (b":path", b"/mcp"), (b":scheme", b"http"), (b":authority", b"mcp")]
+        pseudo = [
+            (b":method", b"POST"),
+            (b":path", b"/mcp"),
+            (b":scheme", b"http"),
+            (b":authority", b"mcp"),
+        ]
         headers = [(k.lower().encode(), v.encode()) for k, v in case.headers.items()]
-        await call.write(pb.ProcessingRequest(request_headers=pb.HttpHeaders(headers=_map(pseudo + headers))))
+        await call.write(
+            pb.ProcessingRequest(request_headers=pb.HttpHeaders(headers=_map(pseudo + headers)))
+        )
         answer = await call.read()
         if answer.WhichOneof("response") == "immediate_response":
             return normal(answer.immediate_response.status.code, answer.immediate_response.body)
-        await call.write(pb.ProcessingRequest(request_body=pb.HttpBody(body=case.body, end_of_stream=True)))
+        await call.write(
+            pb.ProcessingRequest(request_body=pb.HttpBody(body=case.body, end_of_stream=True))
+        )
         answer = await call.read()
         if answer.WhichOneof("response") == "immediate_response":
             return normal(answer.immediate_response.status.code, answer.immediate_response.body)
         status, response_headers, data = case.upstream
-        await call.write(pb.ProcessingRequest(response_headers=pb.HttpHeaders(
-            headers=_map([(b":status", str(status).encode()), *response_headers]))))
+        await call.write(
+            pb.ProcessingRequest(
+                response_headers=pb.HttpHeaders(
+                    headers=_map([(b":status", str(status).encode()), *response_headers])
+                )
+            )
+        )
         answer = await call.read()
         if answer.WhichOneof("response") == "immediate_response":
             return normal(answer.immediate_response.status.code, answer.immediate_response.body)
-        mode = answer.mode_override.response_body_mode if answer.HasField("mode_override") else Mode.BUFFERED
+        mode = (
+            answer.mode_override.response_body_mode
+            if answer.HasField("mode_override")
+            else Mode.BUFFERED
+        )
         if mode == Mode.NONE:
             return normal(status, data)
         if mode == Mode.BUFFERED:
-            await call.write(pb.ProcessingRequest(response_body=pb.HttpBody(body=data, end_of_stream=True)))
+            await call.write(
+                pb.ProcessingRequest(response_body=pb.HttpBody(body=data, end_of_stream=True))
+            )
             answer = await call.read()
             if answer.WhichOneof("response") == "immediate_response":
                 return normal(answer.immediate_response.status.code, answer.immediate_response.body)
@@ -141,7 +185,9 @@ async def exchange(stub: pb_grpc.ExternalProcessorStub, case: Case) -> tuple[int
         out = b""
         await call.write(pb.ProcessingRequest(response_body=pb.HttpBody(body=data)))
         out += _mutated((await call.read()).response_body.response, data)
-        await call.write(pb.ProcessingRequest(response_body=pb.HttpBody(body=b"", end_of_stream=True)))
+        await call.write(
+            pb.ProcessingRequest(response_body=pb.HttpBody(body=b"", end_of_stream=True))
+        )
         out += _mutated((await call.read()).response_body.response, b"")
         return normal(status, out)
     finally:
@@ -157,7 +203,9 @@ class LoadResult:
     seconds: float = 0.0
 
 
-async def run_load(addresses: list[str], cases: list[Case], *, messages: int, streams: int = 64) -> LoadResult:
+async def run_load(
+    addresses: list[str], cases: list[Case], *, messages: int, streams: int = 64
+) -> LoadResult:
     """``messages`` exchanges over ``streams`` concurrent streams, spread over the replicas."""
     import grpc
 

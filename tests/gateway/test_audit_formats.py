@@ -6,7 +6,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -120,7 +120,8 @@ def test_ocsf_records_are_detection_findings(tmp_path: Path) -> None:
         assert isinstance(record["time"], int)
         assert record["finding_info"]["uid"] == record["metadata"]["uid"]
     blocked = [r for r in records if r["action"] == "Denied"]
-    assert blocked and all(r["severity_id"] >= 3 for r in blocked)
+    assert blocked
+    assert all(r["severity_id"] >= 3 for r in blocked)
 
 
 def _dropped(sent: Any, kept: Any, path: str = "") -> list[str]:
@@ -167,7 +168,8 @@ def test_ecs_records(tmp_path: Path) -> None:
     assert with_url
     assert with_url[0]["url"]["domain"] == "evil.example"
     alerts = [r for r in records if r["event"]["kind"] == "alert"]
-    assert alerts and all(r["rule"]["id"] for r in alerts)
+    assert alerts
+    assert all(r["rule"]["id"] for r in alerts)
 
 
 def test_pure_renderers_keep_only_metadata() -> None:
@@ -199,7 +201,7 @@ def test_pure_renderers_keep_only_metadata() -> None:
 
 
 class _Receiver(BaseHTTPRequestHandler):
-    received: list[bytes] = []
+    received: ClassVar[list[bytes]] = []
 
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", "0"))

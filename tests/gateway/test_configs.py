@@ -98,7 +98,8 @@ def test_kubernetes_manifests_two_replicas_sharing_redis() -> None:
         assert service["spec"]["ports"][0]["targetPort"] == port["name"]
         listen = next(a for a in args if a.startswith("--listen="))
         assert listen.endswith(f":{port['containerPort']}")
-    assert "elicitguard-redis" in deployments and "elicitguard-redis" in services
+    assert "elicitguard-redis" in deployments
+    assert "elicitguard-redis" in services
 
 
 def test_kubernetes_policy_loads(tmp_path: Path) -> None:

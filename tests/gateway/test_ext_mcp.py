@@ -69,7 +69,10 @@ class Client:
 
 @pytest.fixture(scope="module")
 def clients(redis_url: str, key_file: Path) -> Iterator[list[Client]]:
-    with replica("ext-mcp", redis_url, key_file) as one, replica("ext-mcp", redis_url, key_file) as two:
+    with (
+        replica("ext-mcp", redis_url, key_file) as one,
+        replica("ext-mcp", redis_url, key_file) as two,
+    ):
         made = [Client(one[0]), Client(two[0])]
         yield made
         for client in made:

@@ -138,8 +138,11 @@ def test_replica_killed_mid_round_loses_nothing(
     from tests.gateway.conftest import replica
     from tests.gateway.envoy_emulator import serve_emulator
 
-    with replica("ext-proc", redis_url, key_file) as (address, process):
-        with serve_emulator(upstream, [address, replicas[1]]) as base:
+    with (
+        replica("ext-proc", redis_url, key_file) as (address, process),
+        serve_emulator(upstream, [address, replicas[1]]) as base,
+    ):
+        if True:
             url = base + "/mcp"
             meta = {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -14,8 +14,11 @@ SHIPPED = ROOT / "src" / "elicitguard" / "gateway" / "proto" / "ext_mcp.binpb"
 
 def test_descriptor_set_is_regenerated_identically(tmp_path: Path) -> None:
     require_module("grpc_tools")
-    spec = importlib.util.spec_from_file_location("generate_protos", ROOT / "scripts" / "generate_protos.py")
-    assert spec is not None and spec.loader is not None
+    spec = importlib.util.spec_from_file_location(
+        "generate_protos", ROOT / "scripts" / "generate_protos.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     out = tmp_path / "ext_mcp.binpb"

@@ -114,8 +114,13 @@ def to_ocsf(record: dict[str, Any], *, product_version: str = "") -> dict[str, A
             "version": policy.get("revision"),
         },
         "evidences": [
-            {"data": {"code": f.get("code"), "pointer": f.get("pointer"),
-                      "fingerprint": f.get("fingerprint")}}
+            {
+                "data": {
+                    "code": f.get("code"),
+                    "pointer": f.get("pointer"),
+                    "fingerprint": f.get("fingerprint"),
+                }
+            }
             for f in findings
         ],
         "unmapped": {

@@ -122,8 +122,12 @@ class Exchange:
                 return ended
             if ended.body:
                 # A body where the upstream sent none (a JSON-RPC error for the request).
-                return PhaseResult("respond", body=ended.body, status=ended.status,
-                                   set_headers=self._started_headers())
+                return PhaseResult(
+                    "respond",
+                    body=ended.body,
+                    status=ended.status,
+                    set_headers=self._started_headers(),
+                )
         return result
 
     async def response_body_phase(self, chunk: bytes, *, end_of_stream: bool) -> PhaseResult:
@@ -140,9 +144,12 @@ class Exchange:
         body = b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body")
         upstream_status = int(self.response_start.get("status", 200))
         if start is not None and int(start.get("status", 200)) != upstream_status:
-            headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
-            return PhaseResult("respond", body=body, status=int(start["status"]),
-                               set_headers=headers)
+            headers = [
+                (k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"
+            ]
+            return PhaseResult(
+                "respond", body=body, status=int(start["status"]), set_headers=headers
+            )
         if body == chunk:
             return PhaseResult("continue")
         return PhaseResult("replace", body=body)
@@ -182,9 +189,7 @@ class Exchange:
         if body == self.request_body:
             return PhaseResult("continue", remove_headers=remove)
         original = {k.lower(): v for k, v in self.scope.get("headers", [])}
-        changed = [
-            (k, v) for k, v in scope.get("headers", []) if original.get(k.lower()) != v
-        ]
+        changed = [(k, v) for k, v in scope.get("headers", []) if original.get(k.lower()) != v]
         return PhaseResult("replace", body=body, set_headers=changed, remove_headers=remove)
 
     def _immediate(self) -> PhaseResult:

@@ -128,7 +128,12 @@ class ExtMcpService:
         return self._guarded(self._check_response, request, wire.McpResponseResult)
 
     def _guarded(self, handler: Any, request: Any, result_type: Any) -> Any:
-        from elicitguard.gateway.shared_state import Touched, flush_sessions, reset_touched, touched_scope
+        from elicitguard.gateway.shared_state import (
+            Touched,
+            flush_sessions,
+            reset_touched,
+            touched_scope,
+        )
 
         touched = Touched()
         token = touched_scope(touched)
@@ -143,7 +148,11 @@ class ExtMcpService:
             )
             if self.engine.policy.on_error != "block":
                 return _pass(result_type)
-            return _error(result_type, wire.AuthorizationError.UNKNOWN, "elicitguard failed to check this message")
+            return _error(
+                result_type,
+                wire.AuthorizationError.UNKNOWN,
+                "elicitguard failed to check this message",
+            )
         finally:
             reset_touched(token)
 
@@ -159,9 +168,12 @@ class ExtMcpService:
         session, principal, owner = self._session(request)
         params = _json(request.mcp_request) if request.HasField("mcp_request") else {}
         state = params.get("requestState")
-        if isinstance(state, str) and "inputResponses" in params:
-            if self.store.take(ROUND_NS, owner, _digest(state)) is None:
-                return self._refuse(request.method, "requestState was not issued to this principal, or was already used")
+        retry = isinstance(state, str) and "inputResponses" in params
+        if retry and self.store.take(ROUND_NS, owner, _digest(str(state))) is None:
+            return self._refuse(
+                request.method,
+                "requestState was not issued to this principal, or was already used",
+            )
         jsonrpc_id = f"eg-{next(self._ids)}-{_digest(session)[:8]}"
         message = {"jsonrpc": "2.0", "id": jsonrpc_id, "method": request.method, "params": params}
         outcome = self.relay.inspect(
@@ -219,7 +231,9 @@ class ExtMcpService:
 
     def _refuse(self, method: str, reason: str) -> Any:
         self.refused += 1
-        self.engine.audit.event("elicitguard.round_refused", method=method, service="ext_mcp", reason="request_state")
+        self.engine.audit.event(
+            "elicitguard.round_refused", method=method, service="ext_mcp", reason="request_state"
+        )
         error = {
             "code": -32602,
             "message": f"elicitguard: {reason}",
@@ -253,7 +267,9 @@ class ExtMcpService:
         return _error(result_type, wire.AuthorizationError.PERMISSION_DENIED, reason)
 
 
-async def _parse(message_type: Any, data: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+async def _parse(
+    message_type: Any, data: bytes, context: grpc.aio.ServicerContext[Any, Any]
+) -> Any:
     """Parse a request; a malformed one ends the call with INVALID_ARGUMENT (and an audit)."""
     try:
         return message_type.FromString(data)
@@ -274,7 +290,9 @@ def _pass(result_type: Any) -> Any:
     return result
 
 
-def _error(result_type: Any, code: int, reason: str, mcp_error: dict[str, Any] | None = None) -> Any:
+def _error(
+    result_type: Any, code: int, reason: str, mcp_error: dict[str, Any] | None = None
+) -> Any:
     error = wire.AuthorizationError(code=code, reason=reason)
     if mcp_error is not None:
         error.mcp_error = dumps(mcp_error)

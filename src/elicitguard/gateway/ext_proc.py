@@ -114,7 +114,7 @@ def _immediate(result: PhaseResult) -> pb.ProcessingResponse:
     headers = [(k, v) for k, v in result.set_headers if k.lower() != b"content-length"]
     return pb.ProcessingResponse(
         immediate_response=pb.ImmediateResponse(
-            status=http_status_pb2.HttpStatus(code=result.status),  # type: ignore[arg-type]
+            status=http_status_pb2.HttpStatus(code=result.status),
             headers=_mutation(PhaseResult("respond", set_headers=headers)),
             body=result.body or b"",
             details="elicitguard",
@@ -122,7 +122,7 @@ def _immediate(result: PhaseResult) -> pb.ProcessingResponse:
     )
 
 
-class ExtProcService(pb_grpc.ExternalProcessorServicer):
+class ExtProcService(pb_grpc.ExternalProcessorServicer):  # type: ignore[misc]
     """The ``Process`` stream: one exchange per stream, driven through the guard."""
 
     def __init__(
@@ -144,7 +144,7 @@ class ExtProcService(pb_grpc.ExternalProcessorServicer):
         self.streams = 0
         self.failures = 0
 
-    async def Process(  # noqa: N802 - the gRPC method's name
+    async def Process(
         self,
         request_iterator: AsyncIterator[pb.ProcessingRequest],
         context: grpc.aio.ServicerContext[pb.ProcessingRequest, pb.ProcessingResponse],
@@ -270,7 +270,7 @@ def _answer(phase: str, result: PhaseResult) -> pb.ProcessingResponse:
         response = pb.ProcessingResponse(**{phase: pb.HeadersResponse(response=common)})
         if phase == "response_headers" and result.response_mode is not None:
             response.mode_override.CopyFrom(
-                _Mode(response_body_mode=_BODY_MODES[result.response_mode])  # type: ignore[arg-type]
+                _Mode(response_body_mode=_BODY_MODES[result.response_mode])
             )
         return response
     return pb.ProcessingResponse(**{phase: pb.BodyResponse(response=common)})

@@ -21,7 +21,9 @@ __all__ = ["JWT_AUTHN", "principal_from_metadata"]
 JWT_AUTHN = "envoy.filters.http.jwt_authn"
 
 
-def principal_from_metadata(metadata: Any, key: str, keys: KeyRing | None = None) -> Principal | None:
+def principal_from_metadata(
+    metadata: Any, key: str, keys: KeyRing | None = None
+) -> Principal | None:
     """The principal in ``metadata.filter_metadata[jwt_authn][key]``, or ``None``."""
     del keys  # no token reaches the service: nothing to fingerprint
     namespaces = metadata.filter_metadata
@@ -39,12 +41,16 @@ def principal_from_claims(claims: dict[str, Any]) -> Principal | None:
     if not isinstance(issuer, str) or not isinstance(subject, str) or not subject:
         return None
     audience = claims.get("aud")
-    audiences = (audience,) if isinstance(audience, str) else tuple(
-        a for a in audience or () if isinstance(a, str)
+    audiences = (
+        (audience,)
+        if isinstance(audience, str)
+        else tuple(a for a in audience or () if isinstance(a, str))
     )
     scope = claims.get("scope", claims.get("scp"))
-    scopes = tuple(scope.split()) if isinstance(scope, str) else tuple(
-        s for s in scope or () if isinstance(s, str)
+    scopes = (
+        tuple(scope.split())
+        if isinstance(scope, str)
+        else tuple(s for s in scope or () if isinstance(s, str))
     )
     expires = claims.get("exp")
     client = claims.get("client_id", claims.get("azp"))

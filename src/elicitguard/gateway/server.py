@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -157,12 +157,9 @@ async def run_server(
     return 0
 
 
-def serve(run: Callable[[], Awaitable[int]]) -> int:
+def serve(run: Callable[[], Coroutine[Any, Any, int]]) -> int:
     """Run a server coroutine to its end."""
     try:
         return asyncio.run(run())
     except KeyboardInterrupt:
         return 130
-
-
-_ = Any
