@@ -133,8 +133,24 @@ def _mutated(common: pb.CommonResponse, data: bytes) -> bytes:
     return data
 
 
-async def exchange(stub: pb_grpc.ExternalProcessorStub, case: Case) -> tuple[int, Any]:
-    """One exchange as Envoy drives it; the response Envoy would send the client."""
+def jwt_metadata(claims: dict[str, Any], key: str = "jwt_payload") -> Any:
+    """Envoy's ``jwt_authn`` dynamic metadata with ``claims`` under ``key``."""
+    from google.protobuf import struct_pb2
+
+    payload = struct_pb2.Struct()
+    payload.update({key: claims})
+    metadata = base_pb2.Metadata()
+    metadata.filter_metadata["envoy.filters.http.jwt_authn"].CopyFrom(payload)
+    return metadata
+
+
+async def exchange(
+    stub: pb_grpc.ExternalProcessorStub, case: Case, *, metadata: Any = None, raw: bool = False
+) -> tuple[int, Any]:
+    """One exchange as Envoy drives it; the response Envoy would send the client.
+
+    ``raw``: stop after the request body and return ``(0, the body the upstream gets)``.
+    """
     call = stub.Process()
     try:
         pseudo = [
@@ -144,9 +160,10 @@ async def exchange(stub: pb_grpc.ExternalProcessorStub, case: Case) -> tuple[int
             (b":authority", b"mcp"),
         ]
         headers = [(k.lower().encode(), v.encode()) for k, v in case.headers.items()]
-        await call.write(
-            pb.ProcessingRequest(request_headers=pb.HttpHeaders(headers=_map(pseudo + headers)))
-        )
+        first = pb.ProcessingRequest(request_headers=pb.HttpHeaders(headers=_map(pseudo + headers)))
+        if metadata is not None:
+            first.metadata_context.CopyFrom(metadata)
+        await call.write(first)
         answer = await call.read()
         if answer.WhichOneof("response") == "immediate_response":
             return normal(answer.immediate_response.status.code, answer.immediate_response.body)
@@ -156,6 +173,8 @@ async def exchange(stub: pb_grpc.ExternalProcessorStub, case: Case) -> tuple[int
         answer = await call.read()
         if answer.WhichOneof("response") == "immediate_response":
             return normal(answer.immediate_response.status.code, answer.immediate_response.body)
+        if raw:
+            return 0, _mutated(answer.request_body.response, case.body)
         status, response_headers, data = case.upstream
         await call.write(
             pb.ProcessingRequest(
