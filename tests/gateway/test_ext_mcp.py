@@ -187,3 +187,83 @@ def test_malformed_grpc_message_is_refused_and_the_service_stays_up(
         raw(b"\xff\xff\xff\xff\x0f garbage", timeout=10)
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert clients[0].request("tools/list", {"_meta": META}).WhichOneof("result") == "pass"
+
+
+def test_serve_writes_ecs_records_and_exports_spans(tmp_path: Path) -> None:
+    """``--audit-format ecs --otlp-endpoint`` from the command line, end to end."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    received: list[bytes] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(self.rfile.read(int(self.headers.get("content-length", "0"))))
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+    collector = HTTPServer(("127.0.0.1", 0), Receiver)
+    thread = threading.Thread(target=collector.serve_forever, daemon=True)
+    thread.start()
+    audit = tmp_path / "audit.jsonl"
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        'name: p\nextends: ["builtin:default"]\n'
+        f"audit: {{sink: file, file: {json.dumps(str(audit))}}}\n"
+    )
+    endpoint = f"http://127.0.0.1:{collector.server_address[1]}/v1/traces"
+    try:
+        with replica(
+            "ext-mcp",
+            None,
+            None,
+            "--audit-format",
+            "ecs",
+            "--otlp-endpoint",
+            endpoint,
+            policy=policy,
+        ) as (address, _process):
+            client = Client(address)
+            try:
+                params = {"name": "t", "arguments": {}, "_meta": META}
+                entries = {
+                    "bad": {
+                        "method": "elicitation/create",
+                        "params": {
+                            "mode": "url",
+                            "message": "Go",
+                            "url": "https://login.evil.example/c?token=q-secret-991",
+                        },
+                    }
+                }
+                client.request("tools/call", params)
+                result = {
+                    "resultType": "input_required",
+                    "inputRequests": entries,
+                    "requestState": "rs-ecs",
+                }
+                client.response("tools/call", result)
+            finally:
+                client.channel.close()
+    finally:
+        collector.shutdown()
+        collector.server_close()
+    records = [json.loads(line) for line in audit.read_text().splitlines() if line.strip()]
+    ecs = [r for r in records if "@timestamp" in r]
+    assert ecs
+    assert any(r["event"]["kind"] == "alert" for r in ecs)
+    text = audit.read_text()
+    assert "q-secret-991" not in text and "rs-ecs" not in text
+    spans = [
+        span
+        for body in received
+        for resource in json.loads(body)["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+    ]
+    assert spans
+    assert b"q-secret-991" not in b"".join(received)

@@ -131,6 +131,14 @@ def _sealing(args: argparse.Namespace, engine: Any) -> Any:
     )
 
 
+def _close(engine: Any) -> None:
+    """Flush the span exporters, then close the engine (its audit sink)."""
+    from elicitguard.audit.formats import close_exporters
+
+    close_exporters(engine)
+    engine.close()
+
+
 def _missing_extra(exc: ImportError) -> int:
     print(
         f"elicitguard serve needs the gateway extra: pip install 'elicitguard[gateway]' ({exc.name})",
@@ -200,7 +208,7 @@ def _run_ext_proc(args: argparse.Namespace) -> int:
     try:
         return serve(run)
     finally:
-        engine.close()
+        _close(engine)
 
 
 def _run_ext_mcp(args: argparse.Namespace) -> int:
@@ -234,4 +242,4 @@ def _run_ext_mcp(args: argparse.Namespace) -> int:
     try:
         return serve(run)
     finally:
-        engine.close()
+        _close(engine)
