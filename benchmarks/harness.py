@@ -19,7 +19,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ELICITGUARD", "Pair", "Result", "measure_pair", "print_table", "spawn", "spawn_http_proxy"]
+__all__ = [
+    "ELICITGUARD",
+    "Pair",
+    "Result",
+    "measure_pair",
+    "print_table",
+    "spawn",
+    "spawn_http_proxy",
+]
 
 
 @dataclass

@@ -257,7 +257,8 @@ def test_serve_writes_ecs_records_and_exports_spans(tmp_path: Path) -> None:
     assert ecs
     assert any(r["event"]["kind"] == "alert" for r in ecs)
     text = audit.read_text()
-    assert "q-secret-991" not in text and "rs-ecs" not in text
+    assert "q-secret-991" not in text
+    assert "rs-ecs" not in text
     spans = [
         span
         for body in received

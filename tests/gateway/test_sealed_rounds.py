@@ -135,19 +135,20 @@ def test_tampered_state_refused(sealing_replicas: list[str]) -> None:
     one, two, _ = sealing_replicas
     sealed = _round(one, ALICE, "server-state-3")
     tampered = sealed[:-2] + ("A" if sealed[-2] != "A" else "B") + sealed[-1]
-    status, body = _retry(two, ALICE, tampered)
+    _status, body = _retry(two, ALICE, tampered)
     assert body["error"]["code"] == -32602
 
 
 def test_another_principals_state_refused(sealing_replicas: list[str]) -> None:
     one, two, audit = sealing_replicas
     sealed = _round(one, ALICE, "server-state-4")
-    status, body = _retry(two, MALLORY, sealed)
+    _status, body = _retry(two, MALLORY, sealed)
     assert body["error"]["code"] == -32602
     assert _forwarded_state(_retry(two, ALICE, sealed)) == "server-state-4"
     records = [json.loads(line) for line in Path(audit).read_text().splitlines() if line.strip()]
     principals = [r.get("principal") for r in records if r.get("principal")]
     assert any(p["iss"] == "https://idp.example" for p in principals)
     text = Path(audit).read_text()
-    assert "server-state-4" not in text and sealed not in text
+    assert "server-state-4" not in text
+    assert sealed not in text
     assert "alice" not in text  # subjects are fingerprinted
