@@ -191,7 +191,7 @@ def _run_ext_proc(args: argparse.Namespace) -> int:
     )
 
     async def run() -> int:
-        side, close_side = side_requests(config.upstream)
+        side, close_side = side_requests(config.upstream, engine)
         service = ExtProcService(
             guard,
             engine,

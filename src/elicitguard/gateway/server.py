@@ -84,10 +84,20 @@ def build_guard(
     return RequireAuth(guard, auth), state
 
 
-def side_requests(upstream: str | None) -> tuple[SideRequest | None, Callable[[], Awaitable[None]]]:
-    """Where the guard's own requests go (the push era's reply POST): ``--upstream``."""
+def side_requests(
+    upstream: str | None, engine: Engine
+) -> tuple[SideRequest, Callable[[], Awaitable[None]]]:
+    """Where the guard's own requests go (the push era's reply POST): ``--upstream``.
+
+    Without an upstream the request cannot be sent (the gateway forwards only what it was
+    asked to): it is dropped and audited, and the server's request times out there.
+    """
     if upstream is None:
-        return None, _nothing
+
+        async def drop(scope: Scope, body: bytes) -> None:
+            engine.audit.event("elicitguard.reply_not_sent", reason="no_upstream")
+
+        return drop, _nothing
     from elicitguard.integrations.http_proxy import UpstreamApp
 
     forward = UpstreamApp(upstream)
