@@ -166,9 +166,7 @@ def agreement() -> list[Score]:
 def print_agreement(scores: list[Score]) -> None:
     cases = load_cases()
     anchor = [c for c in cases if c.kind != "beyond"]
-    print(
-        f"IDN display agreement on {len(anchor)} labelled hosts (Chromium: {sum(c.chromium != 'safe' for c in anchor)} not safe)"
-    )
+    print(f"IDN display agreement on {len(anchor)} labelled hosts (Chromium: {sum(c.chromium != 'safe' for c in anchor)} not safe)")
     header = f"{'approach':<40} {'=Chromium':>9} {'prec':>6} {'recall':>6} {'FPR':>6} {'=Firefox':>8} {'legit flagged':>14} {'ASCII look-alikes':>18}"
     print(header)
     print("-" * len(header))
@@ -186,13 +184,7 @@ def print_agreement(scores: list[Score]) -> None:
 def _workload(quick: bool) -> list[str]:
     """Distinct hosts: the labelled ones plus everyday ASCII hosts (more of them in full runs)."""
     hosts = [c.host for c in load_cases()]
-    hosts += [
-        "auth.example.com",
-        "api.github.com",
-        "login.microsoftonline.com",
-        "accounts.google.com",
-        "mcp.acme.example",
-    ]
+    hosts += ["auth.example.com", "api.github.com", "login.microsoftonline.com", "accounts.google.com", "mcp.acme.example"]
     if not quick:
         hosts += [f"tenant-{n}.auth.example.com" for n in range(100)]
     return list(dict.fromkeys(hosts))
@@ -237,24 +229,8 @@ def pairs(quick: bool) -> list[Pair]:
             analyze_host(host)
 
     return [
-        Pair(
-            "domains: analyze_host, cached",
-            cached,
-            baseline,
-            len(hosts),
-            None,
-            "",
-            "confusable_homoglyphs",
-        ),
-        Pair(
-            "domains: analyze_host, uncached",
-            uncached,
-            baseline,
-            len(hosts),
-            None,
-            "",
-            "confusable_homoglyphs",
-        ),
+        Pair("domains: analyze_host, cached", cached, baseline, len(hosts), None, "", "confusable_homoglyphs"),
+        Pair("domains: analyze_host, uncached", uncached, baseline, len(hosts), None, "", "confusable_homoglyphs"),
     ]
 
 

@@ -90,9 +90,7 @@ def _benign(rng: random.Random) -> str:
             f"https://{host}/{rng.choice(WORDS)}/{rng.choice(WORDS)}?utm_source=mcp&utm_medium=client"
             f"&utm_campaign=spring_{rng.randint(2020, 2030)}&page={rng.randint(1, 99)}"
         )
-    return (
-        f"https://{host}/billing/upgrade?plan=pro&seats={rng.randint(1, 500)}&flow_id={_uuid(rng)}"
-    )
+    return f"https://{host}/billing/upgrade?plan=pro&seats={rng.randint(1, 500)}&flow_id={_uuid(rng)}"
 
 
 def _risky(rng: random.Random) -> str:
@@ -152,15 +150,8 @@ def _slices(pool: list[str], size: int) -> Callable[[], Iterator[list[str]]]:
 
 
 def _message(url: str, request_id: int) -> bytes:
-    params = {
-        "mode": "url",
-        "message": "Connect your account",
-        "url": url,
-        "elicitationId": f"e-{request_id}",
-    }
-    return orjson.dumps(
-        {"jsonrpc": "2.0", "id": request_id, "method": "elicitation/create", "params": params}
-    )
+    params = {"mode": "url", "message": "Connect your account", "url": url, "elicitationId": f"e-{request_id}"}
+    return orjson.dumps({"jsonrpc": "2.0", "id": request_id, "method": "elicitation/create", "params": params})
 
 
 def _sizes(quick: bool) -> tuple[int, int]:
@@ -206,10 +197,7 @@ def message_pair(quick: bool) -> Pair:
         "jsonrpc": "2.0",
         "id": 0,
         "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {"form": {}, "url": {}}},
-        },
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}, "url": {}}}},
     }
     engine.evaluate(Envelope(init, Direction.CLIENT_TO_SERVER, side=Side.PROXY, session="b"))
     next_frames = _slices(frames, batch)
@@ -218,14 +206,7 @@ def message_pair(quick: bool) -> Pair:
     def evaluate() -> None:
         for chunk in next_frames():
             for frame in chunk:
-                engine.evaluate(
-                    Envelope(
-                        orjson.loads(frame),
-                        Direction.SERVER_TO_CLIENT,
-                        side=Side.PROXY,
-                        session="b",
-                    )
-                )
+                engine.evaluate(Envelope(orjson.loads(frame), Direction.SERVER_TO_CLIENT, side=Side.PROXY, session="b"))
 
     def loads() -> None:
         for chunk in next_loads():

@@ -19,15 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "ELICITGUARD",
-    "Pair",
-    "Result",
-    "measure_pair",
-    "print_table",
-    "spawn",
-    "spawn_http_proxy",
-]
+__all__ = ["ELICITGUARD", "Pair", "Result", "measure_pair", "print_table", "spawn", "spawn_http_proxy"]
 
 
 @dataclass

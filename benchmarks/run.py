@@ -35,14 +35,9 @@ def _engine() -> Engine:
 
 def bench_fast_path(quick: bool) -> Pair:
     """Ordinary traffic through parse + evaluate, versus parse alone."""
-    frames = ordinary_messages(
-        50 if os.environ.get("ELICITGUARD_BENCH_TINY") else 2_000 if quick else 10_000
-    )
+    frames = ordinary_messages(50 if os.environ.get("ELICITGUARD_BENCH_TINY") else 2_000 if quick else 10_000)
     engine = _engine()
-    directions = {
-        "client_to_server": Direction.CLIENT_TO_SERVER,
-        "server_to_client": Direction.SERVER_TO_CLIENT,
-    }
+    directions = {"client_to_server": Direction.CLIENT_TO_SERVER, "server_to_client": Direction.SERVER_TO_CLIENT}
     prepared = [(directions[d], f) for d, f in frames]
 
     def subject() -> None:  # what the linter and the proxies call per parsed frame
@@ -55,29 +50,13 @@ def bench_fast_path(quick: bool) -> Pair:
         for _, frame in prepared:
             loads(frame)
 
-    return Pair(
-        "fast path: ordinary traffic",
-        subject,
-        baseline,
-        len(prepared),
-        1.5,
-        "<= 1.5x orjson.loads",
-        "orjson.loads",
-    )
+    return Pair("fast path: ordinary traffic", subject, baseline, len(prepared), 1.5, "<= 1.5x orjson.loads", "orjson.loads")
 
 
 def bench_elicitation(quick: bool) -> list[Pair]:
     """One elicitation message per kind, evaluated with the default policy."""
     pairs: list[Pair] = []
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {"form": {}, "url": {}}},
-        },
-    }
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}, "url": {}}}}}
     cases = {
         "form request, 1 field": form_request(1),
         "form request, 10 fields": form_request(10),
@@ -95,57 +74,23 @@ def bench_elicitation(quick: bool) -> list[Pair]:
 
         def subject(frame: bytes = frame, engine: Engine = engine) -> None:
             for _ in range(repeat):
-                engine.evaluate(
-                    Envelope(
-                        orjson.loads(frame),
-                        Direction.SERVER_TO_CLIENT,
-                        side=Side.PROXY,
-                        session="b",
-                    )
-                )
+                engine.evaluate(Envelope(orjson.loads(frame), Direction.SERVER_TO_CLIENT, side=Side.PROXY, session="b"))
 
         def baseline(frame: bytes = frame) -> None:
             for _ in range(repeat):
                 orjson.loads(frame)
 
         target = 20.0 if name in ("form request, 10 fields", "URL request, ASCII host") else None
-        pairs.append(
-            Pair(
-                f"evaluate: {name}",
-                subject,
-                baseline,
-                repeat,
-                target,
-                "<= 20x orjson.loads" if target else "",
-                "orjson.loads",
-            )
-        )
+        pairs.append(Pair(f"evaluate: {name}", subject, baseline, repeat, target, "<= 20x orjson.loads" if target else "", "orjson.loads"))
         if target:  # the same without an audit sink: how much of the cost is the record
             quiet = Engine(load_policy(environ={}), audit=AuditSink(None), keys=KeyRing.random())
             quiet.evaluate(Envelope(init, Direction.CLIENT_TO_SERVER, side=Side.PROXY, session="b"))
 
             def unrecorded(frame: bytes = frame, engine: Engine = quiet) -> None:
                 for _ in range(repeat):
-                    engine.evaluate(
-                        Envelope(
-                            orjson.loads(frame),
-                            Direction.SERVER_TO_CLIENT,
-                            side=Side.PROXY,
-                            session="b",
-                        )
-                    )
+                    engine.evaluate(Envelope(orjson.loads(frame), Direction.SERVER_TO_CLIENT, side=Side.PROXY, session="b"))
 
-            pairs.append(
-                Pair(
-                    f"evaluate: {name}, no audit sink",
-                    unrecorded,
-                    baseline,
-                    repeat,
-                    None,
-                    "",
-                    "orjson.loads",
-                )
-            )
+            pairs.append(Pair(f"evaluate: {name}, no audit sink", unrecorded, baseline, repeat, None, "", "orjson.loads"))
     return [*pairs, *bench_conversations(repeat)]
 
 
@@ -155,40 +100,20 @@ MODERN = "2026-07-28"
 def _conversation(kind: str, base: int) -> list[tuple[Direction, dict[str, Any]]]:
     """The messages of one exchange whose last message is the measured item kind."""
     c2s, s2c = Direction.CLIENT_TO_SERVER, Direction.SERVER_TO_CLIENT
-    call = {
-        "jsonrpc": "2.0",
-        "id": base,
-        "method": "tools/call",
-        "params": {"name": "book", "arguments": {}},
-    }
+    call = {"jsonrpc": "2.0", "id": base, "method": "tools/call", "params": {"name": "book", "arguments": {}}}
     form = form_request(3, base)["params"]
     if kind == "result":
         answer = {"action": "accept", "content": {"field_0": "Ada", "field_1": 2, "field_2": True}}
-        return [
-            (s2c, form_request(3, base)),
-            (c2s, {"jsonrpc": "2.0", "id": base, "result": answer}),
-        ]
+        return [(s2c, form_request(3, base)), (c2s, {"jsonrpc": "2.0", "id": base, "result": answer})]
     if kind.startswith("input-required"):
         entries = int(kind.split(", ")[1].split()[0])
-        requests = {
-            f"q{i}": {"method": "elicitation/create", "params": form} for i in range(entries)
-        }
-        result = {
-            "resultType": "input_required",
-            "inputRequests": requests,
-            "requestState": f"S{base}",
-        }
+        requests = {f"q{i}": {"method": "elicitation/create", "params": form} for i in range(entries)}
+        result = {"resultType": "input_required", "inputRequests": requests, "requestState": f"S{base}"}
         return [(c2s, call), (s2c, {"jsonrpc": "2.0", "id": base, "result": result})]
     requests = {"q0": {"method": "elicitation/create", "params": form}}
     result = {"resultType": "input_required", "inputRequests": requests, "requestState": f"S{base}"}
-    responses = {
-        "q0": {"action": "accept", "content": {"field_0": "Ada", "field_1": 2, "field_2": True}}
-    }
-    retry = {
-        **call,
-        "id": base + 1,
-        "params": {**call["params"], "inputResponses": responses, "requestState": f"S{base}"},
-    }
+    responses = {"q0": {"action": "accept", "content": {"field_0": "Ada", "field_1": 2, "field_2": True}}}
+    retry = {**call, "id": base + 1, "params": {**call["params"], "inputResponses": responses, "requestState": f"S{base}"}}
     return [(c2s, call), (s2c, {"jsonrpc": "2.0", "id": base, "result": result}), (c2s, retry)]
 
 
@@ -203,18 +128,8 @@ def bench_conversations(repeat: int) -> list[Pair]:
         engine = _engine()
         era = "2025-11-25" if kind == "result" else MODERN
         if kind == "result":
-            init = {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": era,
-                    "capabilities": {"elicitation": {"form": {}, "url": {}}},
-                },
-            }
-            engine.evaluate(
-                Envelope(init, Direction.CLIENT_TO_SERVER, side=Side.PROXY, session="b")
-            )
+            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": era, "capabilities": {"elicitation": {"form": {}, "url": {}}}}}
+            engine.evaluate(Envelope(init, Direction.CLIENT_TO_SERVER, side=Side.PROXY, session="b"))
         counter = iter(range(10**9))
 
         def frames(kind: str = kind, counter: Any = counter) -> list[tuple[Direction, bytes]]:
@@ -225,41 +140,20 @@ def bench_conversations(repeat: int) -> list[Pair]:
         cursor = {"at": 0}
 
         def subject(
-            engine: Engine = engine,
-            era: str = era,
-            pool: list[Any] = pool,
-            cursor: dict[str, int] = cursor,
+            engine: Engine = engine, era: str = era, pool: list[Any] = pool, cursor: dict[str, int] = cursor
         ) -> None:
             start = cursor["at"]
             cursor["at"] = (start + repeat) % (len(pool) - repeat)
             for exchange in pool[start : start + repeat]:
                 for direction, frame in exchange:
-                    engine.evaluate(
-                        Envelope(
-                            orjson.loads(frame),
-                            direction,
-                            side=Side.PROXY,
-                            session="b",
-                            protocol_version=era,
-                        )
-                    )
+                    engine.evaluate(Envelope(orjson.loads(frame), direction, side=Side.PROXY, session="b", protocol_version=era))
 
         def baseline(pool: list[Any] = pool) -> None:
             for exchange in pool[:repeat]:
                 for _, frame in exchange:
                     orjson.loads(frame)
 
-        pairs.append(
-            Pair(
-                f"evaluate: {kind} (whole exchange)",
-                subject,
-                baseline,
-                repeat,
-                None,
-                "",
-                "orjson.loads",
-            )
-        )
+        pairs.append(Pair(f"evaluate: {kind} (whole exchange)", subject, baseline, repeat, None, "", "orjson.loads"))
     return pairs
 
 
@@ -272,23 +166,7 @@ def _measure(pairs: list[Pair], rounds: int) -> list[Result]:
         except Exception as exc:
             print(f"  {pair.name}: failed ({type(exc).__name__}: {exc})", file=sys.stderr)
             verdict = "MISS" if pair.target_ratio is not None else "-"
-            results.append(
-                Result(
-                    pair.name,
-                    pair.items,
-                    0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    pair.target_ratio,
-                    verdict,
-                    pair.target_text,
-                    pair.baseline_name,
-                    {"error": type(exc).__name__},
-                )
-            )
+            results.append(Result(pair.name, pair.items, 0, 0.0, 0.0, 0.0, 0.0, 0.0, pair.target_ratio, verdict, pair.target_text, pair.baseline_name, {"error": type(exc).__name__}))
     return results
 
 
@@ -300,9 +178,7 @@ def _bench_modules() -> list[Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument(
-        "--quick", action="store_true", help="every target at reduced size (under 2 minutes)"
-    )
+    parser.add_argument("--quick", action="store_true", help="every target at reduced size (under 2 minutes)")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument(
         "--only",
@@ -335,9 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  [{module.__name__}: {elapsed[-1][1]:,.1f} s]", file=sys.stderr, flush=True)
     print_table(results)
     targets = [r for r in results if r.verdict in ("PASS", "MISS")]
-    print(
-        f"targets: {sum(r.verdict == 'PASS' for r in targets)} PASS, {sum(r.verdict == 'MISS' for r in targets)} MISS"
-    )
+    print(f"targets: {sum(r.verdict == 'PASS' for r in targets)} PASS, {sum(r.verdict == 'MISS' for r in targets)} MISS")
     for result in results:
         if result.name.startswith("evaluate:"):
             per_second = 1_000_000 / result.subject_median_us if result.subject_median_us else 0
