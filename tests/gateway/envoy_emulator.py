@@ -3,7 +3,8 @@
 It applies the service's answers the way Envoy's ext_proc filter does (header and body
 mutations, immediate responses, the response body mode override) and forwards to a real
 upstream with httpx. The processor is reached over a real gRPC channel with the generated
-stubs; ``X-Test-Replica: N`` picks which processor (replica) handles the exchange.
+stubs; ``X-Test-Replica: N`` picks which processor (replica) handles the exchange, else
+they take turns.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Emulator:
         self.upstream = upstream.rstrip("/")
         self.processors = processors
         self.channels: list[grpc.aio.Channel] = []
+        self.turn = 0
 
     def _stub(self, index: int) -> pb_grpc.ExternalProcessorStub:
         if not self.channels:
@@ -72,7 +74,10 @@ class Emulator:
             if not message.get("more_body"):
                 break
         headers = [(k.lower(), v) for k, v in scope["headers"]]
-        replica = int(dict(headers).get(b"x-test-replica", b"0"))
+        chosen = dict(headers).get(b"x-test-replica")
+        if chosen is None:  # round robin: consecutive exchanges land on different replicas
+            self.turn += 1
+        replica = int(chosen) if chosen is not None else self.turn
         target = scope["raw_path"] + (
             b"?" + scope["query_string"] if scope["query_string"] else b""
         )
