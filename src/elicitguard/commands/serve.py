@@ -114,8 +114,9 @@ def _listen(text: str) -> tuple[str, int] | None:
 
 def _shared(args: argparse.Namespace, engine: Any) -> Any:
     identity = engine.policy.identity
-    if args.state_store is None and "store" not in identity:
-        return None
+    several = (args.replicas or identity.get("replicas") or 1) > 1
+    if args.state_store is None and "store" not in identity and not several:
+        return None  # one replica: its own memory (several need a shared store: refused)
     from elicitguard.identity.setup import build_store
 
     return build_store(engine, store=args.state_store, replicas=args.replicas)
