@@ -144,6 +144,7 @@ def test_sdist_contents(sdist: Path) -> None:
         "schema",
         "scripts",
         "fuzz",
+        "deploy",
         "README.md",
         "CHANGELOG.md",
         "SECURITY.md",

@@ -169,6 +169,23 @@ class AuditSink:
         with self._lock:
             self._logger.msg(name, **event)
 
+    def write_rendered(self, record: dict[str, Any]) -> None:
+        """Write a record in another format (OCSF, ECS) through the same redaction boundary."""
+        if not self.enabled or self._stream is None:
+            return
+        with self._lock:
+            line = self._render(None, "", dict(record))
+            self._stream.write(line + "\n")
+            self._stream.flush()
+
+    def redact_record(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` as the boundary would write it (for exporters that are not lines)."""
+        line = orjson.dumps(record, default=str)
+        if _has_sensitive_key(line) or self._redact.finds_secret(line.decode("utf-8")):
+            redacted: dict[str, Any] = self._redact(record)
+            return redacted
+        return record
+
     def close(self) -> None:
         stream = self._stream
         if stream is not None and stream not in (sys.stderr, sys.stdout):
