@@ -173,7 +173,8 @@ def test_replica_killed_mid_round_loses_nothing(
 
 
 def test_another_credential_does_not_see_the_round(gateway: str) -> None:
-    """Rounds are kept per credential: another user's retry gets no decline added."""
+    """Rounds are kept per credential: another user's retry with that round's state is
+    refused, and gets no decline added."""
     first, _ = _round(gateway, "0", "1")
     assert list(first["result"]["inputRequests"]) == ["good"]
     call = {
@@ -189,8 +190,10 @@ def test_another_credential_does_not_see_the_round(gateway: str) -> None:
         },
     }
     echoed = post(gateway, call, Authorization="Bearer user-b", **{"X-Test-Replica": "1"}).json()
-    body = json.loads(echoed["result"]["body"])
-    assert "bad" not in body["params"]["inputResponses"]
+    # The state was issued to another credential's round: refused (EG504, provenance), and
+    # no decline of the other user's removed entry is added to it either.
+    assert "bad" not in json.dumps(echoed)
+    assert "EG504" in echoed["error"]["data"]["elicitguard"]["codes"], echoed
 
 
 def test_malformed_grpc_message_ends_the_stream_and_the_service_stays_up(
