@@ -10,7 +10,6 @@ import string
 import pytest
 import re2
 
-from elicitguard.checks import secrets as S
 from elicitguard.checks.secrets import (
     base62_crc32,
     catalogue,
@@ -19,6 +18,7 @@ from elicitguard.checks.secrets import (
     scan_text,
     scan_value,
 )
+from elicitguard.checks.secrets._catalogue import _compiled, _re2_options
 
 RNG = random.Random(20240601)
 ALNUM = string.ascii_letters + string.digits
@@ -62,7 +62,7 @@ def test_every_entry_is_documented(entry):
 
 
 def test_all_patterns_compile_into_one_re2_set():
-    combined = re2.Set.SearchSet(S._re2_options())
+    combined = re2.Set.SearchSet(_re2_options())
     for entry in catalogue():
         combined.Add(entry.wrapped)
     combined.Compile()
@@ -70,7 +70,7 @@ def test_all_patterns_compile_into_one_re2_set():
 
 
 def test_keyword_prefilter_skips_ordinary_values():
-    assert S._compiled().candidates("ordinary-value-1234") == S._compiled().always
+    assert _compiled().candidates("ordinary-value-1234") == _compiled().always
 
 
 # --------------------------------------------------------------------------- positives
