@@ -23,12 +23,21 @@ secret value.
 
 from __future__ import annotations
 
+from elicitguard.checks.secrets._answers import (
+    HiddenSecret,
+    hidden_secret,
+    nested_secret,
+    split_secret,
+)
 from elicitguard.checks.secrets._catalogue import catalogue, keywordless_min_length
+from elicitguard.checks.secrets._community import community_enabled, load_community
 from elicitguard.checks.secrets._keynames import is_secret_key_name, normalize_key_name
 from elicitguard.checks.secrets._placeholders import is_placeholder
+from elicitguard.checks.secrets._prose import ProseSecret, prose_languages, scan_prose
 from elicitguard.checks.secrets._scan import (
     could_match,
     keyword_prefilter,
+    scan_glued,
     scan_text,
     scan_value,
     scan_whole_urls,
@@ -38,17 +47,27 @@ from elicitguard.checks.secrets._validators import base62_crc32, shannon_entropy
 
 __all__ = [
     "CatalogueEntry",
+    "HiddenSecret",
+    "ProseSecret",
     "SecretMatch",
     "base62_crc32",
     "catalogue",
+    "community_enabled",
     "could_match",
+    "hidden_secret",
     "is_placeholder",
     "is_secret_key_name",
     "keyword_prefilter",
     "keywordless_min_length",
+    "load_community",
+    "nested_secret",
     "normalize_key_name",
+    "prose_languages",
+    "scan_glued",
+    "scan_prose",
     "scan_text",
     "scan_value",
     "scan_whole_urls",
     "shannon_entropy",
+    "split_secret",
 ]

@@ -83,6 +83,20 @@ def _re2_options() -> Any:
     return options
 
 
+_NOT_GLUABLE: Final = frozenset(
+    {"generic-secret-assignment", "url-basic-auth", "bearer-token", "authorization-header"}
+)
+
+
+def _gluable(entry: CatalogueEntry) -> bool:
+    """Whether ``entry`` may be searched for without boundaries (glued to other text)."""
+    if not entry.keywords or entry.id in _NOT_GLUABLE or entry.structure == "keyed-assignment":
+        return False
+    if entry.wrapped.startswith("(?P<m>") or entry.whole_url:
+        return False  # already boundary-free, or a whole URL
+    return bool(entry.structure or entry.check) or min(map(len, entry.keywords)) >= 4
+
+
 class _Compiled:
     """Everything compiled once: the keyword set and one RE2 regex per format."""
 
@@ -102,6 +116,14 @@ class _Compiled:
             for keyword in entry.keywords:
                 self.by_keyword.setdefault(keyword, []).append(index)
         self.regexes = [re2.compile(e.wrapped, options) for e in entries]
+        # Tokens glued to other text ("mytokenghp_…thanks"): the same format without its
+        # boundaries, only where the format's keywords are distinctive enough (four
+        # characters or more) or a validator (structure, checksum) confirms the find.
+        self.glued: dict[int, Any] = {
+            index: re2.compile(f"(?P<m>{entry.regex})", options)
+            for index, entry in enumerate(entries)
+            if _gluable(entry)
+        }
         self.whole_url = frozenset(i for i, e in enumerate(entries) if e.whole_url)
         # Whole-URL formats are few and their keywords long: plain substring tests on the
         # lower-cased URL decide them faster than a pass of the full keyword set.

@@ -102,6 +102,25 @@ def _run_candidates(
     return _dedupe(found) if len(found) > 1 else found
 
 
+def scan_glued(text: str) -> list[SecretMatch]:
+    """Catalogue formats with distinctive prefixes found even when glued to other text.
+
+    ``"mytokenghp_…"`` or ``"AKIA…thanks"`` defeat the word boundaries :func:`scan_text`
+    needs; the same formats without boundaries find them (validators and entropy still
+    judge each find). Only for answers and defaults: URLs keep :func:`scan_value`.
+    """
+    if len(text) < 8:
+        return []
+    compiled = _compiled()
+    text = text[:_MAX_SCAN_CHARS]
+    found: list[SecretMatch] = []
+    for index in compiled.candidates(text.lower()):
+        regex = compiled.glued.get(index)
+        if regex is not None and compiled.viable(index, text):
+            found.extend(_run(compiled.entries[index], regex, text))
+    return _dedupe(found) if len(found) > 1 else found
+
+
 def scan_text(text: str) -> list[SecretMatch]:
     """Every catalogue credential in free text (form answers, messages, defaults)."""
     return _scan(text, None)
