@@ -30,7 +30,11 @@ from elicitguard.checks.secrets._answers import (
     split_secret,
 )
 from elicitguard.checks.secrets._catalogue import catalogue, keywordless_min_length
-from elicitguard.checks.secrets._community import community_enabled, load_community
+from elicitguard.checks.secrets._community import (
+    community_enabled,
+    load_community,
+    load_community_in_background,
+)
 from elicitguard.checks.secrets._keynames import is_secret_key_name, normalize_key_name
 from elicitguard.checks.secrets._placeholders import is_placeholder
 from elicitguard.checks.secrets._prose import ProseSecret, prose_languages, scan_prose
@@ -60,6 +64,7 @@ __all__ = [
     "keyword_prefilter",
     "keywordless_min_length",
     "load_community",
+    "load_community_in_background",
     "nested_secret",
     "normalize_key_name",
     "prose_languages",

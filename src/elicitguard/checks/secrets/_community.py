@@ -18,7 +18,6 @@ an error, never a catalogue that silently finds nothing.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import threading
@@ -32,7 +31,12 @@ from elicitguard.checks.secrets._validators import (
     shannon_entropy,
 )
 
-__all__ = ["community_enabled", "community_scan", "load_community"]
+__all__ = [
+    "community_enabled",
+    "community_scan",
+    "load_community",
+    "load_community_in_background",
+]
 
 #: Set to ``0`` to run without the community catalogue (our own catalogue only).
 ENV_SWITCH: Final = "ELICITGUARD_COMMUNITY_SECRETS"
@@ -48,14 +52,33 @@ def community_enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1") != "0"
 
 
-@functools.cache
-def load_community() -> Any:
-    """The compiled community scanner (loaded once; seconds with a warm disk cache)."""
-    with _LOCK:
-        import kingfisher_sdk
+_SCANNER: list[Any] = []
 
-        rules = kingfisher_sdk.Rules(confidence="medium")
-        return kingfisher_sdk.Scanner(rules, base64=False)
+
+def load_community() -> Any:
+    """The compiled community scanner, loaded once per process (thread-safe).
+
+    Seconds with a warm disk cache (the SDK keeps the compiled rule database in the user's
+    cache directory); the first load on a machine compiles it (tens of seconds).
+    """
+    if _SCANNER:
+        return _SCANNER[0]
+    with _LOCK:
+        if not _SCANNER:
+            import kingfisher_sdk
+
+            rules = kingfisher_sdk.Rules(confidence="medium")
+            _SCANNER.append(kingfisher_sdk.Scanner(rules, base64=False))
+        return _SCANNER[0]
+
+
+def load_community_in_background() -> None:
+    """Start loading the community scanner on a daemon thread (for ``Engine.warm_up``).
+
+    Startup does not wait; a scan that comes before the load ends waits for it.
+    """
+    if community_enabled() and not _SCANNER:
+        threading.Thread(target=load_community, name="community-secrets", daemon=True).start()
 
 
 def _token_like(text: str) -> bool:

@@ -10,7 +10,7 @@ import functools
 import re
 from typing import Final
 
-from elicitguard.checks.secrets._placeholders import is_placeholder
+from elicitguard.checks.secrets._placeholders import has_filler_run, is_placeholder
 from elicitguard.checks.secrets._validators import shannon_entropy
 
 _CAMEL_RE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -351,7 +351,18 @@ _NUMBER_RE: Final = re.compile(r"^[0-9]{1,6}$")
 _PATH_OR_URL_RE: Final = re.compile(r"^(?:[~/.]|[a-z][a-z0-9+.-]*://)", re.IGNORECASE)
 
 
-_FILE_OR_PATH_RE: Final = re.compile(r"(?:^|/)[\w-]+\.[A-Za-z][A-Za-z0-9]{1,4}$")
+_FILE_OR_PATH_RE: Final = re.compile(r"(?:^|/)[\w-]+\.[A-Za-z][A-Za-z0-9]{1,11}$")
+_COLOR_RE: Final = re.compile(r"^#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$")
+_PART_SPLIT_RE: Final = re.compile(r"[-_.]+")
+
+
+def _identifier_like(text: str) -> bool:
+    """``SalesResults-1.2``, ``DOC_Vector_5_32``, ``jetbrains.mps.v8_elimination``: words
+    and short numbers joined by separators, a name rather than key material."""
+    parts = [p for p in _PART_SPLIT_RE.split(text) if p]
+    if len(parts) < 2:
+        return False
+    return all(p.isalpha() or (p.isdigit() and len(p) <= 4) or len(p) <= 3 for p in parts)
 
 
 _WORD_PATH_PART_RE: Final = re.compile(r"[a-z0-9._-]*")
@@ -383,7 +394,9 @@ def _keyed_confidence(value: str, key_name: str) -> str | None:
         return None
     if _PLAIN_WORD_RE.match(text) and len(text) < 24:
         return None
-    if _FILE_OR_PATH_RE.search(text) or _word_path(text):
+    if _FILE_OR_PATH_RE.search(text) or _word_path(text) or _COLOR_RE.match(text):
+        return None
+    if _identifier_like(text) or has_filler_run(text):
         return None
     entropy = shannon_entropy(text)
     if entropy < 2.5:

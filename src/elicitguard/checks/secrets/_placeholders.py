@@ -7,6 +7,7 @@ switched off; every finding, ours or a community catalogue's, passes through her
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from typing import Final
 
@@ -150,6 +151,24 @@ def _is_repetitive(value: str) -> bool:
         if value[size:] == value[:-size]:
             return True
         size = value.find(value[0], size + 1, limit + 1)
+    return False
+
+
+def has_filler_run(value: str, length: int = 8) -> bool:
+    """True when ``value`` holds an ascending run such as ``abcdefgh`` or ``12345678``.
+
+    A random token holds one of eight characters with odds near zero; documented examples
+    and test fixtures (``sk-…abc123…klmnopqrstuvwx``, ``1234567890abcdef``) almost always do.
+    """
+    run = 1
+    lowered = value.lower()
+    for before, after in itertools.pairwise(lowered):
+        if ord(after) == ord(before) + 1 and after.isalnum() and before.isalnum():
+            run += 1
+            if run >= length:
+                return True
+        else:
+            run = 1
     return False
 
 

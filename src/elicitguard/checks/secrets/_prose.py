@@ -20,7 +20,7 @@ from typing import Any, Final
 import re2
 import yaml
 
-from elicitguard.checks.secrets._keynames import _keyed_confidence
+from elicitguard.checks.secrets._keynames import _keyed_confidence, is_secret_key_name
 from elicitguard.checks.secrets._placeholders import is_placeholder
 from elicitguard.checks.secrets._types import SecretMatch
 
@@ -32,6 +32,7 @@ _SEPARATORS: Final = frozenset(" \t\r\n:=：＝-–—>→|,(（[「『«“„�
 _QUOTES: Final = frozenset("\"'`«“„‘「『")
 _TRAILING: Final = ".,;?)]}\"'`»”’」』。、）"
 _SYMBOLS: Final = frozenset("!@#$%^&*+=?~")
+_CLOSING: Final = {"«": "»", "“": "”", "„": "“", "‘": "’", "「": "」", "『": "』"}
 
 _EMAIL_RE: Final = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
 _DATE_RE: Final = re.compile(r"^[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}$")
@@ -105,13 +106,35 @@ def _latin(char: str) -> bool:
     return char.isascii() or (char.isalpha() and ord(char) < 0x0250)
 
 
-def _bounded(text: str, start: int, end: int, noun: str) -> bool:
-    """The noun stands as a word: not inside "passenger", "spinning" or "keyboard"."""
-    first = noun[0]
-    if start > 0 and text[start - 1].isalnum() and not _unspaced(first):
-        return False
+_GLUE: Final = frozenset("_-.")
+
+
+def _bounded(original: str, text: str, start: int, end: int, noun: str, cls: str) -> bool:
+    """The noun stands as a word: not inside "passenger", "spinning" or "keyboard".
+
+    A key-class noun may be glued to a vendor name (``weatherbitSECRET``, ``box_token``)
+    unless the whole name is a harmless one (``public_key``, ``$PASSWORD``).
+    """
     short = len(noun) <= 4 and noun.isascii()
-    return not (short and end < len(text) and text[end].isalpha())
+    if short and end < len(text) and text[end].isalpha():
+        return False
+    if start == 0 or _unspaced(noun[0]):
+        return True
+    before = text[start - 1]
+    if before == "$":
+        return False
+    if not (before.isalnum() or before in _GLUE):
+        return True
+    if cls != "key" or not noun.isascii():
+        return False
+    camel = original[start - 1].islower() and original[start].isupper()
+    if before not in _GLUE and not camel:
+        return False
+    head = start - 1
+    while head > 0 and (text[head - 1].isalnum() or text[head - 1] in _GLUE):
+        head -= 1
+    name = original[head:end]
+    return not name.startswith("$") and is_secret_key_name(name)
 
 
 def _qualified_code(lowered: str, start: int, qualifiers: frozenset[str]) -> bool:
@@ -132,10 +155,8 @@ def _value_after(text: str, lowered: str, end: int, connectors: frozenset[str]) 
     else:
         while i < limit and not text[i].isspace() and not _latin(text[i]):
             i += 1
-    quoted = False
     for _ in range(_MAX_TOKENS):
         while i < limit and text[i] in _SEPARATORS:
-            quoted = quoted or text[i] in _QUOTES
             i += 1
         if i >= limit:
             return "", False
@@ -143,6 +164,9 @@ def _value_after(text: str, lowered: str, end: int, connectors: frozenset[str]) 
         while j < limit and not text[j].isspace():
             j += 1
         token = text[i:j]
+        # Quoted: a quote right before the token and its closing twin right after it.
+        opener = text[i - 1] if i > 0 else ""
+        quoted = opener in _QUOTES and token.rstrip(".,;!?)").endswith(_CLOSING.get(opener, opener))
         if not _latin(token[0]):
             k = 0
             while k < len(token) and not _latin(token[k]):
@@ -225,12 +249,18 @@ def _phrases(text: str) -> Iterator[ProseSecret]:
     lowered = text.lower()
     if len(lowered) != len(text):
         text = lowered  # case folding changed lengths: read the folded text
-    for match in lexicon.regex.finditer(lowered):
+    original = text
+    position = 0
+    while position < len(lowered):
+        match = lexicon.regex.search(lowered, position)
+        if match is None:
+            break
         start, end = match.start(), match.end()
+        position = start + 1
         noun = match.group(0)
-        if not _bounded(lowered, start, end, noun):
-            continue
         cls, language = lexicon.nouns[noun]
+        if not _bounded(original, lowered, start, end, noun, cls):
+            continue
         if cls == "code" and _qualified_code(lowered, start, lexicon.code_qualifiers):
             continue
         value, quoted = _value_after(text, lowered, end, lexicon.connectors)

@@ -20,7 +20,12 @@ from elicitguard.checks.secrets._keynames import (
     is_secret_key_name,
     normalize_key_name,
 )
-from elicitguard.checks.secrets._placeholders import _is_repetitive, _is_sequential, is_placeholder
+from elicitguard.checks.secrets._placeholders import (
+    _is_repetitive,
+    _is_sequential,
+    has_filler_run,
+    is_placeholder,
+)
 from elicitguard.checks.secrets._types import CatalogueEntry, SecretMatch
 from elicitguard.checks.secrets._validators import _CHECKSUMS, _STRUCTURES, shannon_entropy
 from elicitguard.checks.visible import visible_form
@@ -53,7 +58,9 @@ _TAIL_SPLIT_RE: Final = re.compile(r"[_.-]")
 def _filler_tail(secret: str) -> bool:
     """``ghp_xxxx…`` or ``sk_live_abcdef…``: a real prefix in front of filler."""
     tail = _TAIL_SPLIT_RE.split(secret)[-1]
-    return len(tail) >= 8 and (_is_repetitive(tail) or _is_sequential(tail))
+    if len(tail) >= 8 and (_is_repetitive(tail) or _is_sequential(tail)):
+        return True
+    return has_filler_run(secret)
 
 
 def _run(entry: CatalogueEntry, regex: Any, text: str) -> Iterable[SecretMatch]:
@@ -117,8 +124,19 @@ def scan_glued(text: str) -> list[SecretMatch]:
     for index in compiled.candidates(text.lower()):
         regex = compiled.glued.get(index)
         if regex is not None and compiled.viable(index, text):
-            found.extend(_run(compiled.entries[index], regex, text))
+            found.extend(m for m in _run(compiled.entries[index], regex, text) if _glue_ok(text, m))
     return _dedupe(found) if len(found) > 1 else found
+
+
+def _glue_ok(text: str, match: SecretMatch) -> bool:
+    """A glued find, unless it sits inside a base64 blob or a URL (their own business)."""
+    start = text.rfind(" ", 0, match.start) + 1
+    end = text.find(" ", match.end)
+    chunk = text[start : end if end != -1 else len(text)]
+    if "://" in chunk or chunk.startswith("www."):
+        return False
+    inside = chunk.replace(match.value, "", 1)
+    return not ("+" in inside and "/" in inside) and len(inside) <= 48
 
 
 def scan_text(text: str) -> list[SecretMatch]:
