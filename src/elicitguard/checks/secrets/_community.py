@@ -98,6 +98,8 @@ def _validated(rule: str, secret: str) -> str | None:
     if len(tail) >= 8 and (_is_repetitive(tail) or _is_sequential(tail)):
         return None
     lowered = rule.lower()
+    if lowered.endswith(("-id", "client-id", "-username", "-user", "-email")):
+        return None  # identifiers name an account; they grant nothing alone
     if "jwt" in lowered or secret.startswith("eyJ"):
         return "high" if _check_jwt(secret) else None
     if lowered.startswith(("betterleaks.github", "kingfisher.github", "betterleaks.npm")):

@@ -7,6 +7,7 @@ it stands under. ``password_policy``, ``page_token`` and ``public_key`` do not c
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from typing import Final
 
@@ -356,13 +357,28 @@ _COLOR_RE: Final = re.compile(r"^#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]
 _PART_SPLIT_RE: Final = re.compile(r"[-_.]+")
 
 
-def _identifier_like(text: str) -> bool:
-    """``SalesResults-1.2``, ``DOC_Vector_5_32``, ``jetbrains.mps.v8_elimination``: words
-    and short numbers joined by separators, a name rather than key material."""
-    parts = [p for p in _PART_SPLIT_RE.split(text) if p]
-    if len(parts) < 2:
+def _wordish(part: str) -> bool:
+    """A word (``jetbrains``, ``Results``, ``SalesResults``), not random letters."""
+    if not part.isalpha() or len(part) > 16:
         return False
-    return all(p.isalpha() or (p.isdigit() and len(p) <= 4) or len(p) <= 3 for p in parts)
+    changes = sum(1 for a, b in itertools.pairwise(part) if a.islower() and b.isupper())
+    return changes <= 2
+
+
+def _identifier_like(text: str) -> bool:
+    """``SalesResults-1.2``, ``DOC_Vector_5_32``, ``NormalBrushGradient1``: words and short
+    numbers joined by separators or camel case, a name rather than key material."""
+    parts = [p for p in _PART_SPLIT_RE.split(text) if p]
+    if len(parts) >= 2:
+        return all(_wordish(p) or (p.isdigit() and len(p) <= 4) or len(p) <= 3 for p in parts)
+    words = [w for w in _CAMEL_RE.sub(" ", text).split() if w]
+    if len(words) < 3:
+        return False
+    tail = words[-1].rstrip("0123456789")
+    words[-1] = tail or words[-1]
+    return all(w.isalpha() and len(w) >= 3 for w in words[:-1]) and (
+        words[-1].isalpha() or words[-1].isdigit()
+    )
 
 
 _WORD_PATH_PART_RE: Final = re.compile(r"[a-z0-9._-]*")
@@ -380,7 +396,7 @@ def _password_like(normal: str) -> bool:
 
 def _keyed_confidence(value: str, key_name: str) -> str | None:
     """Confidence that ``value`` under a secret-bearing ``key_name`` is a live credential."""
-    text = value.strip()
+    text = value.strip().lstrip("=")
     if not text or is_placeholder(text) or _PATH_OR_URL_RE.match(text):
         return None
     if text.lower() in {"true", "false", "null", "none", "yes", "no", "on", "off"}:

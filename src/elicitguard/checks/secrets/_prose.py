@@ -72,6 +72,10 @@ def _lexicon() -> _Lexicon:
     nouns: dict[str, tuple[str, str]] = {}
     connectors: set[str] = set()
     for language, groups in data["languages"].items():
+        words = [w for key in (*_TYPES, "connectors") for w in groups.get(key, ())]
+        if not all(isinstance(w, str) for w in words):
+            msg = f"secret_prose.yaml: {language}: quote every word (YAML reads on/no as booleans)"
+            raise ValueError(msg)
         for cls in _TYPES:
             for noun in groups.get(cls, ()):
                 nouns.setdefault(str(noun).lower(), (cls, str(language)))
@@ -103,7 +107,8 @@ def _unspaced(char: str) -> bool:
 
 def _latin(char: str) -> bool:
     """ASCII or a Latin letter with diacritics (``à``, ``ñ``, ``ş``): one word's script."""
-    return char.isascii() or (char.isalpha() and ord(char) < 0x0250)
+    code = ord(char)
+    return char.isascii() or (char.isalpha() and (code < 0x0250 or 0x1E00 <= code <= 0x1EFF))
 
 
 _GLUE: Final = frozenset("_-.")
@@ -182,6 +187,8 @@ def _value_after(text: str, lowered: str, end: int, connectors: frozenset[str]) 
         cut = 0
         while cut < len(token) and _latin(token[cut]):
             cut += 1
+        if token[0] in "$%{<[" or is_placeholder(token.strip(_TRAILING + "'\"")):
+            return "", False  # a variable, template or placeholder, not a value
         candidate = token[:cut].rstrip(_TRAILING)
         if candidate.lower().rstrip(":") in connectors and cut == len(token):
             i = j

@@ -15,6 +15,7 @@ from typing import Any, Final
 from elicitguard.checks.secrets._catalogue import MAX_SCAN_CHARS as _MAX_SCAN_CHARS
 from elicitguard.checks.secrets._catalogue import _Compiled, _compiled
 from elicitguard.checks.secrets._keynames import (
+    _identifier_like,
     _keyed_confidence,
     _password_like,
     is_secret_key_name,
@@ -57,10 +58,13 @@ _TAIL_SPLIT_RE: Final = re.compile(r"[_.-]")
 
 def _filler_tail(secret: str) -> bool:
     """``ghp_xxxx…`` or ``sk_live_abcdef…``: a real prefix in front of filler."""
-    tail = _TAIL_SPLIT_RE.split(secret)[-1]
+    parts = _TAIL_SPLIT_RE.split(secret)
+    tail = parts[-1]
     if len(tail) >= 8 and (_is_repetitive(tail) or _is_sequential(tail)):
         return True
-    return has_filler_run(secret)
+    if any(parts.count(p) >= 3 for p in parts if len(p) >= 3):
+        return True  # ``xoxp-1234-1234-1234-…``: a segment repeated as filler
+    return has_filler_run(secret) or _identifier_like(secret)
 
 
 def _run(entry: CatalogueEntry, regex: Any, text: str) -> Iterable[SecretMatch]:
