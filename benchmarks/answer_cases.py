@@ -64,7 +64,9 @@ class _Tokens:
         return "AI" + "za" + self.r(35, ALNUM + "_-")
 
     def openai(self) -> str:
-        return "sk-" + "proj-" + self.r(58, ALNUM + "_-") + "T3Blbk" + "FJ" + self.r(58, ALNUM + "_-")
+        return (
+            "sk-" + "proj-" + self.r(58, ALNUM + "_-") + "T3Blbk" + "FJ" + self.r(58, ALNUM + "_-")
+        )
 
     def anthropic(self) -> str:
         return "sk-" + "ant-api03-" + self.r(93, ALNUM + "_-") + "AA"
@@ -85,7 +87,13 @@ class _Tokens:
 
     def password(self) -> str:
         words = ["Fichte", "Wolke", "Sakura", "Kaze", "River", "Stone", "Lumen", "Orca"]
-        return self.rng.choice(words) + "-" + self.r(4, string.digits) + self.rng.choice("!#%&") + self.rng.choice(words)
+        return (
+            self.rng.choice(words)
+            + "-"
+            + self.r(4, string.digits)
+            + self.rng.choice("!#%&")
+            + self.rng.choice(words)
+        )
 
     def all(self) -> list[tuple[str, str]]:
         return [
@@ -104,33 +112,69 @@ class _Tokens:
 
 #: "my password is X" per language: (positive templates, negative sentences).
 PROSE: dict[str, tuple[list[str], list[str]]] = {
-    "en": (["my password is {pw}", "pw: {pw}", "the code is {code}", "PIN: {pin}", "here is my api key {key}"],
-           ["my password is required", "I forgot my password yesterday", "the zip code is 94107", "the code is in the repo"]),
-    "de": (["mein Passwort ist {pw}", "Kennwort: {pw}", "der Code lautet {code}"],
-           ["Ich habe mein Passwort vergessen", "Die Postleitzahl ist 10115"]),
-    "fr": (["mon mot de passe est {pw}", "mdp : {pw}", "le code est {code}"],
-           ["J'ai oublié mon mot de passe", "Le code postal est 75001"]),
-    "es": (["mi contraseña es {pw}", "el código es {code}"],
-           ["Olvidé mi contraseña otra vez", "El código postal es 28013"]),
-    "pt": (["minha senha é {pw}", "o código é {code}"],
-           ["Esqueci a minha senha", "A senha precisa de 8 caracteres"]),
-    "it": (["la mia password è {pw}", "il codice è {code}"],
-           ["Ho dimenticato la password", "Il codice postale è 00184"]),
-    "nl": (["mijn wachtwoord is {pw}", "de code is {code}"],
-           ["Ik ben mijn wachtwoord vergeten", "Het wachtwoord moet lang zijn"]),
-    "sv": (["mitt lösenord är {pw}", "koden är {code}"],
-           ["Jag har glömt mitt lösenord", "Lösenordet måste vara långt"]),
+    "en": (
+        [
+            "my password is {pw}",
+            "pw: {pw}",
+            "the code is {code}",
+            "PIN: {pin}",
+            "here is my api key {key}",
+        ],
+        [
+            "my password is required",
+            "I forgot my password yesterday",
+            "the zip code is 94107",
+            "the code is in the repo",
+        ],
+    ),
+    "de": (
+        ["mein Passwort ist {pw}", "Kennwort: {pw}", "der Code lautet {code}"],
+        ["Ich habe mein Passwort vergessen", "Die Postleitzahl ist 10115"],
+    ),
+    "fr": (
+        ["mon mot de passe est {pw}", "mdp : {pw}", "le code est {code}"],
+        ["J'ai oublié mon mot de passe", "Le code postal est 75001"],
+    ),
+    "es": (
+        ["mi contraseña es {pw}", "el código es {code}"],
+        ["Olvidé mi contraseña otra vez", "El código postal es 28013"],
+    ),
+    "pt": (
+        ["minha senha é {pw}", "o código é {code}"],
+        ["Esqueci a minha senha", "A senha precisa de 8 caracteres"],
+    ),
+    "it": (
+        ["la mia password è {pw}", "il codice è {code}"],
+        ["Ho dimenticato la password", "Il codice postale è 00184"],
+    ),
+    "nl": (
+        ["mijn wachtwoord is {pw}", "de code is {code}"],
+        ["Ik ben mijn wachtwoord vergeten", "Het wachtwoord moet lang zijn"],
+    ),
+    "sv": (
+        ["mitt lösenord är {pw}", "koden är {code}"],
+        ["Jag har glömt mitt lösenord", "Lösenordet måste vara långt"],
+    ),
     "da": (["min adgangskode er {pw}"], ["Jeg har glemt min adgangskode"]),
     "nb": (["passordet mitt er {pw}"], ["Jeg har glemt passordet"]),
     "fi": (["salasanani on {pw}"], ["Unohdin salasanani eilen"]),
-    "pl": (["moje hasło to {pw}", "kod to {code}"], ["Zapomniałem hasła do konta", "Kod pocztowy to 00-950"]),
+    "pl": (
+        ["moje hasło to {pw}", "kod to {code}"],
+        ["Zapomniałem hasła do konta", "Kod pocztowy to 00-950"],
+    ),
     "cs": (["moje heslo je {pw}"], ["Zapomněl jsem heslo"]),
     "sk": (["moje heslo je {pw}"], ["Zabudol som heslo"]),
     "ro": (["parola mea este {pw}"], ["Am uitat parola contului"]),
     "hu": (["a jelszavam: {pw}"], ["Elfelejtettem a jelszavam"]),
-    "tr": (["şifrem {pw}", "doğrulama kodu {code}"], ["Şifremi unuttum", "Şifre en az 8 karakter olmalı"]),
+    "tr": (
+        ["şifrem {pw}", "doğrulama kodu {code}"],
+        ["Şifremi unuttum", "Şifre en az 8 karakter olmalı"],
+    ),
     "el": (["ο κωδικός μου είναι {pw}"], ["Ξέχασα τον κωδικό μου"]),
-    "ru": (["мой пароль {pw}", "пароль: {pw}", "код подтверждения {code}"], ["Я забыл пароль от почты", "Пароль должен быть длинным"]),
+    "ru": (
+        ["мой пароль {pw}", "пароль: {pw}", "код подтверждения {code}"],
+        ["Я забыл пароль от почты", "Пароль должен быть длинным"],
+    ),
     "uk": (["мій пароль {pw}", "код: {code}"], ["Я забув пароль", "Пароль має бути довгим"]),
     "bg": (["паролата ми е {pw}"], ["Забравих паролата си"]),
     "ar": (["كلمة المرور هي {pw}", "الرمز هو {code}"], ["نسيت كلمة المرور الخاصة بي"]),
@@ -148,38 +192,69 @@ PROSE: dict[str, tuple[list[str], list[str]]] = {
     "zh-Hant": (["我的密碼是{pw}"], ["我忘記密碼了"]),
 }
 
+
 #: Ordinary answers that look a little like secrets: each must stay quiet.
 def _traps(t: _Tokens) -> list[tuple[str, dict[str, str], dict[str, str]]]:
     sha = hashlib.sha256(t.r(12).encode()).hexdigest()
     cases: list[tuple[str, dict[str, str], dict[str, str]]] = [
-        ("uuid", {"request_id": str(uuid.UUID(int=t.rng.getrandbits(128)))}, {"request_id": "Request id"}),
+        (
+            "uuid",
+            {"request_id": str(uuid.UUID(int=t.rng.getrandbits(128)))},
+            {"request_id": "Request id"},
+        ),
         ("hash", {"notes": f"fixed in commit {sha[:12]}, see sha256 {sha}"}, {"notes": "Notes"}),
         ("hash", {"checksum": sha}, {"checksum": "SHA-256 of the file"}),
-        ("word", {"comment": "Please rotate the keys every quarter and keep the token policy"}, {"comment": "Comment"}),
+        (
+            "word",
+            {"comment": "Please rotate the keys every quarter and keep the token policy"},
+            {"comment": "Comment"},
+        ),
         ("id", {"order": f"ORD-{t.r(8, string.digits)}"}, {"order": "Order number"}),
         ("id", {"user": f"user_{t.r(6, string.digits)}"}, {"user": "Username"}),
         ("date", {"when": "2026-07-28T10:30:00Z"}, {"when": "Date"}),
         ("phone", {"phone": "+1 415 555 2671"}, {"phone": "Phone"}),
         ("email", {"email": f"ada.{t.r(5).lower()}@example.org"}, {"email": "Email"}),
         ("url", {"site": "https://docs.example.com/guide?page=2&lang=en"}, {"site": "Website"}),
-        ("base64-text", {"note": base64.b64encode(b"hello there, this is an ordinary note").decode()}, {"note": "Note"}),
+        (
+            "base64-text",
+            {"note": base64.b64encode(b"hello there, this is an ordinary note").decode()},
+            {"note": "Note"},
+        ),
         ("placeholder", {"api_key": "changeme"}, {"api_key": "API key"}),
         ("placeholder", {"token": "xxxxxxxxxxxxxxxx"}, {"token": "Token"}),
         ("placeholder", {"api_key": "<your key>"}, {"api_key": "API key"}),
         ("placeholder", {"api_key": "${OPENAI_API_KEY}"}, {"api_key": "API key"}),
         ("version", {"version": "v2.14.3-rc.1"}, {"version": "Version"}),
-        ("percent-text", {"q": urllib.parse.quote(urllib.parse.quote("a b/c & d"))}, {"q": "Search"}),
+        (
+            "percent-text",
+            {"q": urllib.parse.quote(urllib.parse.quote("a b/c & d"))},
+            {"q": "Search"},
+        ),
         ("hex-text", {"tag": b"ordinary label".hex()}, {"tag": "Tag"}),
-        ("json-text", {"prefs": json.dumps({"theme": "dark", "lang": "en"})}, {"prefs": "Preferences"}),
-        ("split-words", {"first": "Ada", "last": "Lovelace"}, {"first": "First name", "last": "Last name"}),
-        ("nested-plain", {"address": {"street": "1 Main St", "zip": "94107"}}, {"address": "Address"}),
+        (
+            "json-text",
+            {"prefs": json.dumps({"theme": "dark", "lang": "en"})},
+            {"prefs": "Preferences"},
+        ),
+        (
+            "split-words",
+            {"first": "Ada", "last": "Lovelace"},
+            {"first": "First name", "last": "Last name"},
+        ),
+        (
+            "nested-plain",
+            {"address": {"street": "1 Main St", "zip": "94107"}},
+            {"address": "Address"},
+        ),
         ("tracking", {"tracking": "1Z999AA10123456784"}, {"tracking": "Tracking number"}),
         ("path", {"path": "/var/lib/app/exports/2026-07.csv"}, {"path": "Path"}),
     ]
     return cases
 
 
-def _case(content: dict[str, Any], fields: dict[str, str], label: int, cls: str, lang: str | None) -> dict[str, Any]:
+def _case(
+    content: dict[str, Any], fields: dict[str, str], label: int, cls: str, lang: str | None
+) -> dict[str, Any]:
     blob = json.dumps(content, sort_keys=True, ensure_ascii=False)
     digest = hashlib.sha256(f"{cls}\x00{blob}".encode()).digest()
     return {
@@ -193,18 +268,36 @@ def _case(content: dict[str, Any], fields: dict[str, str], label: int, cls: str,
     }
 
 
-def _disguises(kind: str, token: str, t: _Tokens) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
+def _disguises(
+    kind: str, token: str, t: _Tokens
+) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
     cut = len(token) // 2
     return [
         ("catalogue", {"notes": token}, {"notes": "Notes"}),
         ("glued", {"notes": "mytoken" + token + "thanks"}, {"notes": "Notes"}),
-        ("encoded-base64", {"notes": base64.b64encode(token.encode()).decode()}, {"notes": "Notes"}),
-        ("encoded-base64url", {"notes": base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")}, {"notes": "Notes"}),
+        (
+            "encoded-base64",
+            {"notes": base64.b64encode(token.encode()).decode()},
+            {"notes": "Notes"},
+        ),
+        (
+            "encoded-base64url",
+            {"notes": base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")},
+            {"notes": "Notes"},
+        ),
         ("encoded-hex", {"notes": token.encode().hex()}, {"notes": "Notes"}),
-        ("encoded-percent2", {"notes": urllib.parse.quote(urllib.parse.quote(token, safe=""), safe="")}, {"notes": "Notes"}),
+        (
+            "encoded-percent2",
+            {"notes": urllib.parse.quote(urllib.parse.quote(token, safe=""), safe="")},
+            {"notes": "Notes"},
+        ),
         ("encoded-json", {"notes": json.dumps({"auth": {"value": token}})}, {"notes": "Notes"}),
         ("nested", {"profile": {"extra": [{"v": token}]}}, {"profile": "Profile"}),
-        ("split", {"part_a": token[:cut], "part_b": token[cut:]}, {"part_a": "Reference", "part_b": "Reference (continued)"}),
+        (
+            "split",
+            {"part_a": token[:cut], "part_b": token[cut:]},
+            {"part_a": "Reference", "part_b": "Reference (continued)"},
+        ),
     ]
 
 
@@ -218,14 +311,19 @@ def build(seed: int = 20261201) -> list[dict[str, Any]]:
                 cases.append(_case(content, fields, 1, cls, None))
         cases.append(_case({"api_key": t.random_key()}, {"api_key": "API key"}, 1, "keyed", None))
         cases.append(_case({"password": t.password()}, {"password": "Password"}, 1, "keyed", None))
-        cases.append(_case({"creds": {"password": t.password()}}, {"creds": "Account"}, 1, "nested", None))
+        cases.append(
+            _case({"creds": {"password": t.password()}}, {"creds": "Account"}, 1, "nested", None)
+        )
         for cls, content, fields in _traps(t):
             cases.append(_case(content, fields, 0, cls, None))
     for lang, (positives, negatives) in PROSE.items():
         for _round in range(2):
             for template in positives:
                 text = template.format(
-                    pw=t.password(), code=t.r(6, string.digits), pin=t.r(4, "123456789"), key=t.random_key()
+                    pw=t.password(),
+                    code=t.r(6, string.digits),
+                    pin=t.r(4, "123456789"),
+                    key=t.random_key(),
                 )
                 cases.append(_case({"comment": text}, {"comment": "Comment"}, 1, "prose", lang))
         for sentence in negatives:

@@ -36,11 +36,11 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from answer_cases import build  # noqa: E402
+from answer_cases import build
 
-from elicitguard import Direction, Engine, Envelope, load_policy  # noqa: E402
-from elicitguard.audit.sink import AuditSink  # noqa: E402
-from elicitguard.identity.keys import KeyRing  # noqa: E402
+from elicitguard import Direction, Engine, Envelope, load_policy
+from elicitguard.audit.sink import AuditSink
+from elicitguard.identity.keys import KeyRing
 
 HERE = Path(__file__).resolve().parent
 PEERS = HERE / "data" / "peers" / "answers.jsonl"

@@ -102,7 +102,9 @@ def _go_blocks(code: str) -> Iterator[tuple[str, str]]:
 
 
 _GENERATED = re.compile(r'GenerateSampleSecrets\(\s*"([^"]*)"\s*,\s*(?:"([^"]*)"|`([^`]*)`)\s*\)')
-_GENERATED_ANY = re.compile(r"GenerateSampleSecrets\([^()]*(?:\([^()]*(?:\([^()]*\)[^()]*)*\)[^()]*)*\)")
+_GENERATED_ANY = re.compile(
+    r"GenerateSampleSecrets\([^()]*(?:\([^()]*(?:\([^()]*\)[^()]*)*\)[^()]*)*\)"
+)
 
 
 def gitleaks(repo: Path) -> Iterator[dict[str, Any]]:

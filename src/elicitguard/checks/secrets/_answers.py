@@ -10,6 +10,7 @@ value only for the caller's keyed fingerprint.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -26,6 +27,7 @@ _MAX_DEPTH: Final = 8
 _MAX_STRINGS: Final = 256
 _MAX_SPLIT_FIELDS: Final = 32
 _RANK: Final = {"high": 2, "medium": 1}
+_CACHED_CHARS: Final = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +65,21 @@ def hidden_secret(text: str, key_name: str | None = None) -> HiddenSecret | None
 
     Glued tokens, prose, the community catalogue, then every decoded reading (each judged
     the same way, with ``key_name``), then JSON inside the string walked as nested content.
+    Short values are cached: forms repeat their defaults and users their answers.
     """
     if len(text) < 4:
         return None
+    if len(text) <= _CACHED_CHARS:
+        return _hidden_cached(text, key_name)
+    return _hidden(text, key_name)
+
+
+@functools.lru_cache(maxsize=8192)
+def _hidden_cached(text: str, key_name: str | None) -> HiddenSecret | None:
+    return _hidden(text, key_name)
+
+
+def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
     found = _direct(text, None)
     if found is not None and found[1] != "value":
         return HiddenSecret(found[0], found[1], found[2])

@@ -40,7 +40,7 @@ __all__ = [
 
 #: Set to ``0`` to run without the community catalogue (our own catalogue only).
 ENV_SWITCH: Final = "ELICITGUARD_COMMUNITY_SECRETS"
-_TOKEN_RUN_RE: Final = re.compile(r"[A-Za-z0-9_+/=.:-]{16,}")
+_TOKEN_RUN_RE: Final = re.compile(r"[A-Za-z0-9_+/=.:-]{20,}")
 _MIN_ENTROPY: Final = 3.0
 _MAX_CHARS: Final = 64 << 10
 _LOCK = threading.Lock()
@@ -82,7 +82,7 @@ def load_community_in_background() -> None:
 
 
 def _token_like(text: str) -> bool:
-    """A run that could be a credential: 16+ token characters with letters and digits."""
+    """A run that could be a credential: 20+ token characters with letters and digits."""
     for match in _TOKEN_RUN_RE.finditer(text):
         run = match.group(0)
         if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):

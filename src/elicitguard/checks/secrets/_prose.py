@@ -187,12 +187,12 @@ def _value_after(text: str, lowered: str, end: int, connectors: frozenset[str]) 
         cut = 0
         while cut < len(token) and _latin(token[cut]):
             cut += 1
-        if token[0] in "$%{<[" or is_placeholder(token.strip(_TRAILING + "'\"")):
-            return "", False  # a variable, template or placeholder, not a value
         candidate = token[:cut].rstrip(_TRAILING)
         if candidate.lower().rstrip(":") in connectors and cut == len(token):
             i = j
             continue
+        if token[0] in "$%{<[" or is_placeholder(token.strip(_TRAILING + "'\"")):
+            return "", False  # a variable, template or placeholder, not a value
         return candidate, quoted
     return "", False
 
