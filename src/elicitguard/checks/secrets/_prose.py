@@ -277,8 +277,36 @@ def _phrases(text: str) -> Iterator[ProseSecret]:
             yield ProseSecret(secret, language)
 
 
+#: ``curl -u user:pass``, ``--user 'api:pass'``, ``sshpass -p pass``, ``mysql -pPASS``:
+#: a pasted command line that carries its own password.
+_COMMAND_RE: Final = re.compile(
+    r"""(?:^|\s)(?:-u|--user|--password|--pass|-p)(?:\s+|=)?['"]?\{?([^\s'":}]{1,64})\}?['"]?"""
+    r"""(?::['"]?\{?([^\s'"}]{4,128})\}?['"]?)?"""
+)
+
+
+def _command_secrets(text: str) -> Iterator[ProseSecret]:
+    if "-u" not in text and "--user" not in text and "-p" not in text and "--pass" not in text:
+        return
+    for match in _COMMAND_RE.finditer(text):
+        flag = match.group(0).strip().split("=")[0].split()[0].lstrip("'\"")
+        user, secret = match.group(1), match.group(2)
+        value = secret if flag in ("-u", "--user") else (secret or user)
+        if not value or (flag in ("-u", "--user") and secret is None):
+            continue
+        if value.startswith(("$", "%", "<")) or not _password_shaped(value, quoted=False):
+            continue
+        at = text.find(value, match.start())
+        yield ProseSecret(
+            SecretMatch("password-in-prose", at, at + len(value), value, "medium"), ""
+        )
+
+
 def scan_prose(text: str) -> list[ProseSecret]:
-    """Every phrase in ``text`` that hands over a password, PIN, code or key."""
+    """Every phrase in ``text`` that hands over a password, PIN, code or key.
+
+    Also a pasted command line that carries its own password (``curl -u user:pass``).
+    """
     if len(text) < 6 or len(text) > 1 << 16:
         return []
-    return list(_phrases(text))
+    return [*_phrases(text), *_command_secrets(text)]
