@@ -392,3 +392,36 @@ def test_is_secret_key_name(name, expected):
 )
 def test_is_placeholder(value, expected):
     assert is_placeholder(value) is expected
+
+
+# --------------------------------------------------------------------------- community catalogue
+
+
+def test_community_catalogue_finds_formats_ours_lacks() -> None:
+    from elicitguard.checks.secrets._community import community_scan
+
+    token = "xkeysib-" + rand(64, HEX) + "-" + rand(16)
+    assert scan_text(token) == []
+    found = community_scan("here: " + token)
+    assert found
+    assert found[0].type.startswith("community:")
+    assert found[0].value == token
+
+
+def test_community_finds_pass_our_validators() -> None:
+    from elicitguard.checks.secrets._community import _validated
+
+    assert _validated("betterleaks.generic-api-key", "abcdefghijklmnopqrstuvwxyz123456") is None
+    assert _validated("betterleaks.jwt", "eyJ" + rand(30) + "." + rand(30) + "." + rand(20)) is None
+    assert _validated("betterleaks.azure-client-id", rand(32)) is None
+    assert _validated("betterleaks.github-pat", "ghp_" + rand(36)) == "medium"
+    assert _validated("betterleaks.github-pat", gh("ghp")) == "high"
+
+
+def test_community_catalogue_can_be_switched_off_explicitly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from elicitguard.checks.secrets._community import ENV_SWITCH, community_scan
+
+    monkeypatch.setenv(ENV_SWITCH, "0")
+    assert community_scan("here: xkeysib-" + rand(64, HEX) + "-" + rand(16)) == []

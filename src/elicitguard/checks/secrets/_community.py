@@ -44,6 +44,7 @@ _TOKEN_RUN_RE: Final = re.compile(r"[A-Za-z0-9_+/=.:-]{20,}")
 _MIN_ENTROPY: Final = 3.0
 _MAX_CHARS: Final = 64 << 10
 _LOCK = threading.Lock()
+_SCAN_LOCK = threading.Lock()
 _TYPE_PREFIX: Final = "community:"
 
 
@@ -114,8 +115,10 @@ def community_scan(text: str) -> list[SecretMatch]:
     if len(text) < 16 or not community_enabled() or not _token_like(text):
         return []
     scanner = load_community()
+    with _SCAN_LOCK:  # the SDK does not promise thread safety for one scanner
+        findings = scanner.scan(text[:_MAX_CHARS])
     found: list[SecretMatch] = []
-    for finding in scanner.scan(text[:_MAX_CHARS]):
+    for finding in findings:
         secret = str(finding.secret)
         confidence = _validated(str(finding.rule_id), secret)
         if confidence is None:
