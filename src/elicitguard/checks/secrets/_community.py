@@ -18,6 +18,7 @@ an error, never a catalogue that silently finds nothing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
@@ -79,7 +80,16 @@ def load_community_in_background() -> None:
     Startup does not wait; a scan that comes before the load ends waits for it.
     """
     if community_enabled() and not _SCANNER:
-        threading.Thread(target=load_community, name="community-secrets", daemon=True).start()
+        threading.Thread(target=_load_politely, name="community-secrets", daemon=True).start()
+
+
+def _load_politely() -> None:
+    """Load at the lowest CPU priority (Linux threads have their own nice value), so that
+    compiling the rule database never slows the traffic being served meanwhile."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    with contextlib.suppress(Exception):  # a failure surfaces again on first use, loudly
+        load_community()
 
 
 def _token_like(text: str) -> bool:
