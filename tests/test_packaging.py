@@ -203,7 +203,7 @@ def test_sdist_builds_the_same_wheel(sdist: Path, wheel: Path, tmp_path: Path) -
 #: Data files we wrote ourselves (each says where its facts come from in its header); any
 #: other data file must sit in a folder with a LICENSE-*.txt of its origin.
 OWN_DATA = re.compile(
-    r"^elicitguard/(checks/data/(protected_domains\.txt|secrets\.yaml|lexicon/[\w-]+\.yaml)"
+    r"^elicitguard/(checks/data/(protected_domains\.txt|secrets\.yaml|secret_prose\.yaml|lexicon/[\w-]+\.yaml)"
     r"|_data/(rules|policy)/.*|py\.typed)$"
 )
 

@@ -10,7 +10,6 @@ import string
 import pytest
 import re2
 
-from elicitguard.checks import secrets as S
 from elicitguard.checks.secrets import (
     base62_crc32,
     catalogue,
@@ -19,6 +18,7 @@ from elicitguard.checks.secrets import (
     scan_text,
     scan_value,
 )
+from elicitguard.checks.secrets._catalogue import _compiled, _re2_options
 
 RNG = random.Random(20240601)
 ALNUM = string.ascii_letters + string.digits
@@ -62,7 +62,7 @@ def test_every_entry_is_documented(entry):
 
 
 def test_all_patterns_compile_into_one_re2_set():
-    combined = re2.Set.SearchSet(S._re2_options())
+    combined = re2.Set.SearchSet(_re2_options())
     for entry in catalogue():
         combined.Add(entry.wrapped)
     combined.Compile()
@@ -70,7 +70,7 @@ def test_all_patterns_compile_into_one_re2_set():
 
 
 def test_keyword_prefilter_skips_ordinary_values():
-    assert S._compiled().candidates("ordinary-value-1234") == S._compiled().always
+    assert _compiled().candidates("ordinary-value-1234") == _compiled().always
 
 
 # --------------------------------------------------------------------------- positives
@@ -392,3 +392,36 @@ def test_is_secret_key_name(name, expected):
 )
 def test_is_placeholder(value, expected):
     assert is_placeholder(value) is expected
+
+
+# --------------------------------------------------------------------------- community catalogue
+
+
+def test_community_catalogue_finds_formats_ours_lacks() -> None:
+    from elicitguard.checks.secrets._community import community_scan
+
+    token = "xkeysib-" + rand(64, HEX) + "-" + rand(16)
+    assert scan_text(token) == []
+    found = community_scan("here: " + token)
+    assert found
+    assert found[0].type.startswith("community:")
+    assert found[0].value == token
+
+
+def test_community_finds_pass_our_validators() -> None:
+    from elicitguard.checks.secrets._community import _validated
+
+    assert _validated("betterleaks.generic-api-key", "abcdefghijklmnopqrstuvwxyz123456") is None
+    assert _validated("betterleaks.jwt", "eyJ" + rand(30) + "." + rand(30) + "." + rand(20)) is None
+    assert _validated("betterleaks.azure-client-id", rand(32)) is None
+    assert _validated("betterleaks.github-pat", "ghp_" + rand(36)) == "medium"
+    assert _validated("betterleaks.github-pat", gh("ghp")) == "high"
+
+
+def test_community_catalogue_can_be_switched_off_explicitly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from elicitguard.checks.secrets._community import ENV_SWITCH, community_scan
+
+    monkeypatch.setenv(ENV_SWITCH, "0")
+    assert community_scan("here: xkeysib-" + rand(64, HEX) + "-" + rand(16)) == []

@@ -94,8 +94,10 @@ def warm_up(policy: Policy) -> None:
 
     Never raises: a failure here only means the first real message pays the loading.
     """
+    from elicitguard.checks.secrets import load_community_in_background
     from elicitguard.engine.engine import Engine  # the engine imports this module
 
+    load_community_in_background()  # the community credential catalogue compiles meanwhile
     try:
         engine = Engine(policy, audit=AuditSink(None), keys=KeyRing.random())
         for direction, message in _MESSAGES:

@@ -38,7 +38,16 @@ from elicitguard.checks.forms import (
     form_asks_for_secret,
 )
 from elicitguard.checks.pii import pii_context, scan_pii
-from elicitguard.checks.secrets import SecretMatch, catalogue, is_placeholder, scan_text, scan_value
+from elicitguard.checks.secrets import (
+    SecretMatch,
+    catalogue,
+    hidden_secret,
+    is_placeholder,
+    nested_secret,
+    scan_text,
+    scan_value,
+    split_secret,
+)
 from elicitguard.engine.context import CheckContext, check
 from elicitguard.engine.decision import Hit
 from elicitguard.protocol.extract import escape_pointer
@@ -407,6 +416,10 @@ def _name(match_type: str) -> str:
     """A readable name for a catalogue format (never the value)."""
     if not _NAMES:
         _NAMES.update(_entry_names())
+    if match_type in _ANSWER_NAMES:
+        return _ANSWER_NAMES[match_type]
+    if match_type.startswith("community:"):
+        return f"a credential ({match_type.removeprefix('community:')[:40]}, community catalogue)"
     name = _NAMES.get(match_type, match_type)
     if name.startswith(("a ", "an ")):
         return name
@@ -518,9 +531,13 @@ def secret_in_request(item: Item, ctx: CheckContext, params: Params) -> Iterator
         found = scan_value(text, key)
         if not found and key in hints:
             found = scan_value(text, hints[key])
-        match = _best(found)
+        match = _best(found) or _hidden(text, hints.get(key, key))
         if match is not None:
             pointer = f"{base}{escape_pointer(key)}/default"
+            yield _request_hit(item, pointer, match)
+    for pointer, text in _option_values(schema, base):
+        match = _hidden(text, None)
+        if match is not None:
             yield _request_hit(item, pointer, match)
     if not _blob_has_secret(data):
         return
@@ -534,6 +551,44 @@ def secret_in_request(item: Item, ctx: CheckContext, params: Params) -> Iterator
         match = _best(scan_text(text))
         if match is not None:
             yield _request_hit(item, pointer, match)
+
+
+def _hidden(text: str, key: str | None) -> SecretMatch | None:
+    """A credential glued, encoded, nested as JSON or written as prose in ``text``."""
+    found = hidden_secret(text, key)
+    return found.match if found is not None else None
+
+
+_OPTION_KEYS: Final = ("enum", "oneOf", "anyOf", "examples", "const")
+
+
+def _option_values(schema: Any, base: str) -> Iterator[tuple[str, str]]:
+    """(pointer, text) of each property's enum, ``oneOf``/``anyOf`` const and examples.
+
+    Bounded: at most 64 options per property. Titles are the form side's business; the
+    values are what the client submits when the user picks one.
+    """
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return
+    for name, prop in props.items():
+        if not isinstance(prop, Mapping):
+            continue
+        where = f"{base}{escape_pointer(str(name))}"
+        targets = [prop, prop.get("items")]
+        for target in targets:
+            if not isinstance(target, Mapping):
+                continue
+            for keyword in _OPTION_KEYS:
+                options = target.get(keyword)
+                if isinstance(options, str):
+                    options = [options]
+                if not isinstance(options, list):
+                    continue
+                for index, option in enumerate(options[:64]):
+                    value = option.get("const") if isinstance(option, Mapping) else option
+                    if isinstance(value, str) and len(value) >= 6:
+                        yield f"{where}/{keyword}/{index}", value
 
 
 def _request_hit(item: Item, pointer: str, match: SecretMatch) -> Hit:
@@ -590,6 +645,10 @@ _ANSWER_NAMES: Final = {
     "payment-card-number": "a payment card number",
     "recovery-phrase": "a wallet recovery phrase",
     "card-security-code": "a card security code",
+    "password-in-prose": "a password written out in a sentence",
+    "pin-in-prose": "a PIN written out in a sentence",
+    "code-in-prose": "a one-time or security code written out in a sentence",
+    "key-in-prose": "a key or token written out in a sentence",
 }
 
 
@@ -613,7 +672,11 @@ def _answer_match(
     match = _best(found)
     if match is not None:
         return match
-    return _class_specific(text, secret_class) or _card(text, key, secret_class)
+    return (
+        _class_specific(text, secret_class)
+        or _card(text, key, secret_class)
+        or _hidden(text, hint or key)
+    )
 
 
 @check("forms.secret_in_answer", pure=True)
@@ -628,19 +691,31 @@ def secret_in_answer(item: Item, ctx: CheckContext, params: Params) -> Iterator[
     settings = settings_of(params)
     schema = _answer_schema(item, content)
     verdicts = {v.field: v for v in _verdicts(item, ctx, settings, schema, "")}
+    flagged: set[str] = set()
     for key, value in content.items():
         name = str(key)
+        match = None
         for text in _answer_strings(value):
             match = _answer_match(text, name, verdicts.get(name), settings)
-            if match is None:
-                continue
-            yield Hit(
-                pointer=f"{item.pointer}/content/{escape_pointer(name)}",
-                args={
-                    "field": _label(name),
-                    "what": _ANSWER_NAMES.get(match.type) or _name(match.type),
-                },
-                value=match.value,
-                field=name,
-            )
-            break
+            if match is not None:
+                break
+        if match is None and isinstance(value, Mapping | list):
+            nested = nested_secret(value, name)
+            match = nested.match if nested is not None else None
+        if match is not None:
+            flagged.add(name)
+            yield _answer_hit(item, name, match)
+    split = split_secret(
+        [(str(k), v) for k, v in content.items() if isinstance(v, str) and str(k) not in flagged]
+    )
+    if split is not None:
+        yield _answer_hit(item, split[0], split[1].match)
+
+
+def _answer_hit(item: Item, name: str, match: SecretMatch) -> Hit:
+    return Hit(
+        pointer=f"{item.pointer}/content/{escape_pointer(name)}",
+        args={"field": _label(name), "what": _ANSWER_NAMES.get(match.type) or _name(match.type)},
+        value=match.value,
+        field=name,
+    )

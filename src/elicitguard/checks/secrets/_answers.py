@@ -1,0 +1,157 @@
+"""Everywhere a form answer (or a form default) can hide a credential.
+
+Why: the plain scan reads one string as written. A user pasting a secret, or a hostile
+server pre-filling one, has other places to put it: glued to other text, encoded (percent
+twice, base64, hex, escapes, JSON inside a string), nested in objects or lists although the
+schema is flat, split over two adjacent fields, or written as a sentence. This module looks
+in each of those places, bounded in depth and count, and returns matches that carry the
+value only for the caller's keyed fingerprint.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from elicitguard.checks.secrets._community import community_scan
+from elicitguard.checks.secrets._decode import json_inside, readings
+from elicitguard.checks.secrets._prose import scan_prose
+from elicitguard.checks.secrets._scan import scan_glued, scan_text, scan_value
+from elicitguard.checks.secrets._types import SecretMatch
+
+__all__ = ["HiddenSecret", "hidden_secret", "nested_secret", "split_secret"]
+
+_MAX_DEPTH: Final = 8
+_MAX_STRINGS: Final = 256
+_MAX_SPLIT_FIELDS: Final = 32
+_RANK: Final = {"high": 2, "medium": 1}
+_CACHED_CHARS: Final = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenSecret:
+    """A credential found off the plain path, and how it was hidden."""
+
+    match: SecretMatch
+    how: str  # "glued", "decoded", "prose", "nested", "split", "community"
+    language: str | None = None
+
+
+def _best(matches: Sequence[SecretMatch]) -> SecretMatch | None:
+    kept = [m for m in matches if m.confidence in _RANK]
+    return max(kept, key=lambda m: _RANK[m.confidence]) if kept else None
+
+
+def _direct(text: str, key_name: str | None) -> tuple[SecretMatch, str, str | None] | None:
+    """The catalogue (with key support), then glued tokens, then prose, on one reading."""
+    match = _best(scan_value(text, key_name))
+    if match is not None:
+        return match, "value", None
+    match = _best(scan_glued(text))
+    if match is not None:
+        return match, "glued", None
+    for phrase in scan_prose(text):
+        return phrase.match, "prose", phrase.language
+    match = _best(community_scan(text))
+    if match is not None:
+        return match, "community", None
+    return None
+
+
+def hidden_secret(text: str, key_name: str | None = None) -> HiddenSecret | None:
+    """A credential in ``text`` that the plain scan of ``text`` does not see.
+
+    Glued tokens, prose, the community catalogue, then every decoded reading (each judged
+    the same way, with ``key_name``), then JSON inside the string walked as nested content.
+    Short values are cached: forms repeat their defaults and users their answers.
+    """
+    if len(text) < 4:
+        return None
+    if len(text) <= _CACHED_CHARS:
+        return _hidden_cached(text, key_name)
+    return _hidden(text, key_name)
+
+
+@functools.lru_cache(maxsize=8192)
+def _hidden_cached(text: str, key_name: str | None) -> HiddenSecret | None:
+    return _hidden(text, key_name)
+
+
+def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
+    found = _direct(text, None)
+    if found is not None and found[1] != "value":
+        return HiddenSecret(found[0], found[1], found[2])
+    for decoded in readings(text):
+        inner = _direct(decoded, key_name)
+        if inner is not None:
+            return HiddenSecret(inner[0], "decoded", inner[2])
+        parsed = json_inside(decoded)
+        if parsed is not None:
+            nested = nested_secret(parsed)
+            if nested is not None:
+                return HiddenSecret(nested.match, "decoded", nested.language)
+    parsed = json_inside(text)
+    if parsed is not None:
+        nested = nested_secret(parsed)
+        if nested is not None:
+            return HiddenSecret(nested.match, "nested", nested.language)
+    return None
+
+
+def _leaves(value: Any, key: str | None, depth: int = 0) -> Iterator[tuple[str | None, str]]:
+    """(nearest key, text) of every string and integer in a nested value."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        yield key, value
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int):
+        yield key, str(value)
+    elif isinstance(value, Mapping):
+        for child_key, child in list(value.items())[:_MAX_STRINGS]:
+            yield from _leaves(child, str(child_key), depth + 1)
+    elif isinstance(value, list | tuple):
+        for child in value[:_MAX_STRINGS]:
+            yield from _leaves(child, key, depth + 1)
+
+
+def nested_secret(value: Any, key_name: str | None = None) -> HiddenSecret | None:
+    """A credential anywhere inside an object or list (each string under its own key)."""
+    for count, (key, text) in enumerate(_leaves(value, key_name)):
+        if count >= _MAX_STRINGS:
+            break
+        match = _best(scan_value(text, key))
+        if match is not None:
+            return HiddenSecret(match, "nested")
+        hidden = hidden_secret(text, key)
+        if hidden is not None:
+            return HiddenSecret(hidden.match, "nested", hidden.language)
+    return None
+
+
+def split_secret(values: Sequence[tuple[str, str]]) -> tuple[str, HiddenSecret] | None:
+    """A credential split over adjacent answer fields, as (first field, finding).
+
+    The fields' strings are read joined in answer order; a match counts only when it
+    crosses a boundary between two fields (one field alone was already judged).
+    """
+    pieces = [(key, text) for key, text in values if text][:_MAX_SPLIT_FIELDS]
+    if len(pieces) < 2:
+        return None
+    for glue in ("", " "):
+        joined = glue.join(text for _key, text in pieces)
+        bounds: list[tuple[int, int, str]] = []
+        at = 0
+        for key, text in pieces:
+            bounds.append((at, at + len(text), key))
+            at += len(text) + len(glue)
+        for match in [*scan_text(joined), *scan_glued(joined)]:
+            if match.confidence not in _RANK:
+                continue
+            touched = [key for lo, hi, key in bounds if match.start < hi and match.end > lo]
+            if len(touched) >= 2:
+                return touched[0], HiddenSecret(match, "split")
+    return None

@@ -1,0 +1,141 @@
+"""A community-maintained credential catalogue beside our own, behind our own validators.
+
+Why: our catalogue covers the formats we wrote (about 130); community catalogues track
+hundreds of vendors and are updated by their maintainers as formats change. The adopted
+one is Kingfisher's SDK (``kingfisher-secret-scanner``, Apache-2.0, maintained by MongoDB;
+its rule set bundles Kingfisher's own rules and Betterleaks' and ships with each release,
+compiled for vectorscan). Scanning never uses the network (the SDK's validation and
+revocation, which do, are never called).
+
+Its findings pass our validators before they count: placeholders and fillers are dropped,
+JWT-shaped finds must decode to a JWT, GitHub/npm-style tokens must carry their CRC32 (or
+count as medium), and a find needs our entropy floor. Only texts holding a token-like run
+reach it, so ordinary text costs one regex test. Loading compiles its rule database (a
+cached copy on disk loads in a few seconds): :func:`load_community` runs in
+``Engine.warm_up``, and the first scan loads it otherwise. A missing or broken package is
+an error, never a catalogue that silently finds nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import threading
+from typing import Any, Final
+
+from elicitguard.checks.secrets._placeholders import _is_repetitive, _is_sequential, is_placeholder
+from elicitguard.checks.secrets._types import SecretMatch
+from elicitguard.checks.secrets._validators import (
+    _check_github_crc32,
+    _check_jwt,
+    shannon_entropy,
+)
+
+__all__ = [
+    "community_enabled",
+    "community_scan",
+    "load_community",
+    "load_community_in_background",
+]
+
+#: Set to ``0`` to run without the community catalogue (our own catalogue only).
+ENV_SWITCH: Final = "ELICITGUARD_COMMUNITY_SECRETS"
+_TOKEN_RUN_RE: Final = re.compile(r"[A-Za-z0-9_+/=.:-]{20,}")
+_MIN_ENTROPY: Final = 3.0
+_MAX_CHARS: Final = 64 << 10
+_LOCK = threading.Lock()
+_SCAN_LOCK = threading.Lock()
+_TYPE_PREFIX: Final = "community:"
+
+
+def community_enabled() -> bool:
+    """Whether the community catalogue is in use (on unless the switch says ``0``)."""
+    return os.environ.get(ENV_SWITCH, "1") != "0"
+
+
+_SCANNER: list[Any] = []
+
+
+def load_community() -> Any:
+    """The compiled community scanner, loaded once per process (thread-safe).
+
+    Seconds with a warm disk cache (the SDK keeps the compiled rule database in the user's
+    cache directory); the first load on a machine compiles it (tens of seconds).
+    """
+    if _SCANNER:
+        return _SCANNER[0]
+    with _LOCK:
+        if not _SCANNER:
+            import kingfisher_sdk
+
+            rules = kingfisher_sdk.Rules(confidence="medium")
+            _SCANNER.append(kingfisher_sdk.Scanner(rules, base64=False))
+        return _SCANNER[0]
+
+
+def load_community_in_background() -> None:
+    """Start loading the community scanner on a daemon thread (for ``Engine.warm_up``).
+
+    Startup does not wait; a scan that comes before the load ends waits for it.
+    """
+    if community_enabled() and not _SCANNER:
+        threading.Thread(target=_load_politely, name="community-secrets", daemon=True).start()
+
+
+def _load_politely() -> None:
+    """Load at the lowest CPU priority (Linux threads have their own nice value), so that
+    compiling the rule database never slows the traffic being served meanwhile."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    with contextlib.suppress(Exception):  # a failure surfaces again on first use, loudly
+        load_community()
+
+
+def _token_like(text: str) -> bool:
+    """A run that could be a credential: 20+ token characters with letters and digits."""
+    for match in _TOKEN_RUN_RE.finditer(text):
+        run = match.group(0)
+        if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
+            return True
+    return False
+
+
+def _validated(rule: str, secret: str) -> str | None:
+    """Our verdict on one community find: a confidence, or None to drop it."""
+    if len(secret) < 8 or is_placeholder(secret):
+        return None
+    tail = re.split(r"[_.-]", secret)[-1]
+    if len(tail) >= 8 and (_is_repetitive(tail) or _is_sequential(tail)):
+        return None
+    lowered = rule.lower()
+    if lowered.endswith(("-id", "client-id", "-username", "-user", "-email")):
+        return None  # identifiers name an account; they grant nothing alone
+    if "jwt" in lowered or secret.startswith("eyJ"):
+        return "high" if _check_jwt(secret) else None
+    if lowered.startswith(("betterleaks.github", "kingfisher.github", "betterleaks.npm")):
+        return "high" if _check_github_crc32(secret) else "medium"
+    if shannon_entropy(secret) < _MIN_ENTROPY:
+        return None
+    return "high"
+
+
+def community_scan(text: str) -> list[SecretMatch]:
+    """Credentials the community catalogue finds in ``text``, after our validators."""
+    if len(text) < 16 or not community_enabled() or not _token_like(text):
+        return []
+    scanner = load_community()
+    with _SCAN_LOCK:  # the SDK does not promise thread safety for one scanner
+        findings = scanner.scan(text[:_MAX_CHARS])
+    found: list[SecretMatch] = []
+    for finding in findings:
+        secret = str(finding.secret)
+        confidence = _validated(str(finding.rule_id), secret)
+        if confidence is None:
+            continue
+        start = text.find(secret)
+        kind = _TYPE_PREFIX + str(finding.rule_id).split(".", 1)[-1]
+        found.append(
+            SecretMatch(kind, max(start, 0), max(start, 0) + len(secret), secret, confidence)
+        )
+    return found

@@ -1,0 +1,161 @@
+"""Bounded, repeated decoding: the other readings of a value that hides another value.
+
+Why: a user (or a hostile form default) can carry a credential percent-encoded twice, in
+base64 or base64url, in hex, as JSON inside a string, or behind HTML character references
+and backslash escapes; a scanner that reads only the literal string lets all of those
+through. :func:`readings` returns every decoded text reachable in a few steps, each step
+bounded in depth, count and size, so hostile input costs at most a fixed multiple of its
+length. A decoded text counts only when it is printable UTF-8: random key material and
+hashes decode to binary and are dropped, and base64 of ordinary text decodes to ordinary
+text, which the scanners then judge like any other.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+from collections.abc import Iterator
+from typing import Any, Final
+from urllib.parse import unquote
+
+import orjson
+
+__all__ = ["MAX_DEPTH", "json_inside", "readings"]
+
+MAX_DEPTH: Final = 3
+_MAX_READINGS: Final = 24
+_MAX_CHARS: Final = 64 << 10
+_MAX_RUNS: Final = 8
+
+_PERCENT_RE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+_B64_RUN_RE: Final = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX_RUN_RE: Final = re.compile(r"(?:[0-9A-Fa-f]{2}){8,}")
+_ESCAPE_RE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})")
+_ENTITY_RE: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});")
+
+
+def _printable(raw: bytes) -> str | None:
+    """``raw`` as text when it is UTF-8 and nearly all printable, else None."""
+    if len(raw) < 4:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    shown = sum(1 for c in text if c.isprintable() or c in "\t\r\n")
+    return text if shown >= 0.95 * len(text) else None
+
+
+def _b64(run: str) -> str | None:
+    core = run.rstrip("=")
+    if len(core) % 4 == 1:
+        return None
+    padded = core + "=" * (-len(core) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _printable(raw)
+
+
+def _hex(run: str) -> str | None:
+    try:
+        return _printable(bytes.fromhex(run))
+    except ValueError:
+        return None
+
+
+def _percent(text: str) -> str | None:
+    """Percent-decoding repeated until the text stops changing (at most four rounds)."""
+    current = text
+    for _ in range(4):
+        decoded = unquote(current, errors="strict") if "%" in current else current
+        if decoded == current:
+            break
+        current = decoded
+    return current if current != text else None
+
+
+def _unescape(text: str) -> str | None:
+    def one(match: re.Match[str]) -> str:
+        return chr(int(match.group(0)[2:], 16))
+
+    decoded = _ESCAPE_RE.sub(one, text)
+    return decoded if decoded != text else None
+
+
+def _steps(text: str) -> Iterator[str]:
+    """One decoding step of ``text``, each way it can be read."""
+    if "%" in text and _PERCENT_RE.search(text):
+        try:
+            decoded = _percent(text)
+        except UnicodeDecodeError:
+            decoded = None
+        if decoded is not None:
+            yield decoded
+    if "&" in text and _ENTITY_RE.search(text):
+        decoded = html.unescape(text)
+        if decoded != text:
+            yield decoded
+    if "\\" in text:
+        decoded = _unescape(text)
+        if decoded is not None:
+            yield decoded
+    for index, match in enumerate(_HEX_RUN_RE.finditer(text)):
+        if index >= _MAX_RUNS:
+            break
+        decoded = _hex(match.group(0))
+        if decoded is not None:
+            yield decoded
+    for index, match in enumerate(_B64_RUN_RE.finditer(text)):
+        if index >= _MAX_RUNS:
+            break
+        run = match.group(0)
+        if run.isalpha() or run.isdigit():
+            continue  # a word or a number, not an encoding
+        decoded = _b64(run)
+        if decoded is not None:
+            yield decoded
+
+
+def readings(text: str) -> list[str]:
+    """Every decoded text reachable from ``text`` in at most :data:`MAX_DEPTH` steps.
+
+    ``text`` itself is not included. Bounded: at most a few dozen readings, each of at
+    most 64 KiB; a reading already seen is not decoded again.
+    """
+    if len(text) < 8:
+        return []
+    found: list[str] = []
+    seen = {text}
+    layer = [text[:_MAX_CHARS]]
+    for _depth in range(MAX_DEPTH):
+        following: list[str] = []
+        for current in layer:
+            for decoded in _steps(current):
+                decoded = decoded[:_MAX_CHARS]
+                if decoded in seen or len(decoded) < 8:
+                    continue
+                seen.add(decoded)
+                found.append(decoded)
+                following.append(decoded)
+                if len(found) >= _MAX_READINGS:
+                    return found
+        if not following:
+            break
+        layer = following
+    return found
+
+
+def json_inside(text: str) -> Any:
+    """The JSON object or array a string holds (``'{"password": "…"}'``), else None."""
+    stripped = text.strip()
+    if len(stripped) < 2 or stripped[0] not in "{[" or len(stripped) > _MAX_CHARS:
+        return None
+    try:
+        value = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict | list) else None

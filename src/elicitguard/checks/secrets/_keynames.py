@@ -1,0 +1,420 @@
+"""Key names: which field or parameter names carry a credential, and how sure a value is.
+
+Why: a context-only secret (``password=hunter2``) has no format; its only sign is the name
+it stands under. ``password_policy``, ``page_token`` and ``public_key`` do not count.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from typing import Final
+
+from elicitguard.checks.secrets._placeholders import has_filler_run, is_placeholder
+from elicitguard.checks.secrets._validators import shannon_entropy
+
+_CAMEL_RE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS_RE: Final = re.compile(r"[^a-z0-9]+")
+
+_SECRET_NAMES: Final = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "passphrase",
+        "passcode",
+        "secret",
+        "token",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "auth_token",
+        "api_key",
+        "apikey",
+        "api_token",
+        "api_secret",
+        "key",
+        "secret_key",
+        "private_key",
+        "client_secret",
+        "app_secret",
+        "session",
+        "session_id",
+        "sessionid",
+        "session_key",
+        "session_token",
+        "sid",
+        "sessid",
+        "jsessionid",
+        "phpsessid",
+        "aspsessionid",
+        "asp_net_sessionid",
+        "cfid",
+        "cftoken",
+        "auth",
+        "authorization",
+        "bearer",
+        "jwt",
+        "credential",
+        "credentials",
+        "sig",
+        "signature",
+        "otp",
+        "totp",
+        "mfa_code",
+        "pin",
+        "private_token",
+        "x_api_key",
+        "access_key",
+        "secret_access_key",
+        "aws_secret_access_key",
+        "security_token",
+        "x_amz_security_token",
+        "oauth_token",
+        "oauth_token_secret",
+        "magic_token",
+        "login_token",
+        "reset_token",
+        "reset_password_token",
+        "access_code",
+        "connection_string",
+        "conn_str",
+        "dsn",
+        "cookie",
+        "hmac",
+        "webhook_secret",
+    }
+)
+_SECRET_TAILS: Final = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "passcode",
+        "secret",
+        "token",
+        "key",
+        "apikey",
+        "credential",
+        "credentials",
+        "signature",
+        "jwt",
+        "sessionid",
+        "cookie",
+        "otp",
+        "hmac",
+    }
+)
+_BENIGN_NAMES: Final = frozenset(
+    {
+        "state",
+        "nonce",
+        "code_challenge",
+        "code_challenge_method",
+        "client_id",
+        "redirect_uri",
+        "redirect_url",
+        "response_type",
+        "response_mode",
+        "scope",
+        "prompt",
+        "elicitation_id",
+        "elicitationid",
+        "id",
+        "page",
+        "page_token",
+        "next_page_token",
+        "prev_page_token",
+        "page_size",
+        "cursor",
+        "next_token",
+        "continuation_token",
+        "pagination_token",
+        "sync_token",
+        "max_tokens",
+        "token_count",
+        "token_type",
+        "public_key",
+        "key_id",
+        "kid",
+        "csrf_token",
+        "xsrf_token",
+        "csrf",
+        "xsrf",
+        "authenticity_token",
+        "csrfmiddlewaretoken",
+        "request_verification_token",
+        "captcha_token",
+        "recaptcha_token",
+        "g_recaptcha_response",
+        "turnstile_token",
+        "publishable_key",
+        "api_version",
+        "sort_key",
+        "partition_key",
+        "cache_key",
+        "idempotency_key",
+        "object_key",
+        "primary_key",
+        "foreign_key",
+        "hotkey",
+        "keyboard",
+        "keyword",
+        "keywords",
+        "monkey",
+        "turkey",
+        "key_name",
+        "secret_name",
+        "eg_bind",
+        "author",
+        "auth_method",
+        "auth_type",
+        "auth_url",
+        "token_url",
+        "token_endpoint",
+        "password_policy",
+        "session_state",
+        "login_hint",
+        "id_token_hint",
+        "code",
+        "passthrough",
+        "passenger",
+        "pass_through",
+        "signature_method",
+        "signature_version",
+        "sig_method",
+        "pin_code_length",
+    }
+)
+_BENIGN_TAILS: Final = frozenset(
+    {
+        "id",
+        "ids",
+        "name",
+        "names",
+        "type",
+        "types",
+        "count",
+        "length",
+        "len",
+        "size",
+        "url",
+        "uri",
+        "urls",
+        "method",
+        "version",
+        "at",
+        "expires",
+        "expiry",
+        "expiration",
+        "ttl",
+        "hint",
+        "format",
+        "mode",
+        "policy",
+        "strength",
+        "reset",
+        "required",
+        "min",
+        "max",
+        "rules",
+        "file",
+        "path",
+        "dir",
+        "enabled",
+        "status",
+        "label",
+        "title",
+        "description",
+        "endpoint",
+        "algorithm",
+        "alg",
+        "kind",
+        "prefix",
+        "suffix",
+        "hash_alg",
+        "field",
+        "header",
+        "param",
+        "location",
+        "region",
+        "index",
+        "idx",
+        "timeout",
+        "lifetime",
+        "valid",
+        "validity",
+        "changed",
+        "updated",
+        "created",
+        "last4",
+    }
+)
+_BENIGN_QUALIFIERS: Final = frozenset(
+    {
+        "page",
+        "next",
+        "prev",
+        "previous",
+        "continuation",
+        "pagination",
+        "sync",
+        "cursor",
+        "csrf",
+        "xsrf",
+        "captcha",
+        "recaptcha",
+        "hcaptcha",
+        "public",
+        "publishable",
+        "primary",
+        "foreign",
+        "sort",
+        "partition",
+        "cache",
+        "idempotency",
+        "object",
+        "route",
+        "lookup",
+        "dedup",
+        "dedupe",
+        "i18n",
+        "translation",
+        "max",
+        "min",
+        "num",
+        "total",
+        "input",
+        "output",
+        "completion",
+        "prompt",
+        "hot",
+        "map",
+        "dict",
+        "group",
+        "row",
+        "column",
+        "unique",
+        "composite",
+        "sorting",
+        "s3",
+        "storage_object",
+        "push",
+        "device",
+        "notification",
+        "fcm",
+        "apns",
+        "registration",
+    }
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def normalize_key_name(name: str) -> str:
+    """``accessToken`` / ``X-Amz-Signature`` / ``api.key`` → ``access_token`` style."""
+    spaced = _CAMEL_RE.sub("_", name.strip())
+    return _SEPARATORS_RE.sub("_", spaced.lower()).strip("_")
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_key_name(name: str) -> bool:
+    """True when a parameter or field called ``name`` usually carries a credential.
+
+    Decided on the normalised name: explicit secret names win, then the benign vocabulary
+    (OAuth ``state``/``nonce``/``code_challenge``, pagination tokens, ``*_id``, ``*_name``,
+    ``public_key``, CSRF tokens …), then the last word (``github_token`` yes,
+    ``password_policy`` no, ``page_token`` no).
+    """
+    normal = normalize_key_name(name)
+    if not normal:
+        return False
+    if normal in _SECRET_NAMES:
+        return True
+    if normal in _BENIGN_NAMES or normal.startswith("utm_"):
+        return False
+    words = normal.split("_")
+    if words[-1] in _BENIGN_TAILS:
+        return False
+    if words[-1] not in _SECRET_TAILS and not normal.endswith(("apikey", "secret", "password")):
+        return False
+    return not any(word in _BENIGN_QUALIFIERS for word in words[:-1])
+
+
+_PASSWORD_HEADS: Final = frozenset(
+    {"password", "passwd", "pwd", "pass", "passphrase", "passcode", "pin"}
+)
+_TOKEN_ALPHABET_RE: Final = re.compile(r"^[A-Za-z0-9._~+/=:$!@*%-]+$")
+_PLAIN_WORD_RE: Final = re.compile(r"^[A-Za-z]+(?:[ _-][A-Za-z]+)*$")
+_NUMBER_RE: Final = re.compile(r"^[0-9]{1,6}$")
+_PATH_OR_URL_RE: Final = re.compile(r"^(?:[~/.]|[a-z][a-z0-9+.-]*://)", re.IGNORECASE)
+
+
+_FILE_OR_PATH_RE: Final = re.compile(r"(?:^|/)[\w-]+\.[A-Za-z][A-Za-z0-9]{1,11}$")
+_COLOR_RE: Final = re.compile(r"^#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$")
+_PART_SPLIT_RE: Final = re.compile(r"[-_.]+")
+
+
+def _wordish(part: str) -> bool:
+    """A word (``jetbrains``, ``Results``, ``SalesResults``), not random letters."""
+    if not part.isalpha() or len(part) > 16:
+        return False
+    changes = sum(1 for a, b in itertools.pairwise(part) if a.islower() and b.isupper())
+    return changes <= 2
+
+
+def _identifier_like(text: str) -> bool:
+    """``SalesResults-1.2``, ``DOC_Vector_5_32``, ``NormalBrushGradient1``: words and short
+    numbers joined by separators or camel case, a name rather than key material."""
+    parts = [p for p in _PART_SPLIT_RE.split(text) if p]
+    if len(parts) >= 2:
+        return all(_wordish(p) or (p.isdigit() and len(p) <= 4) or len(p) <= 3 for p in parts)
+    words = [w for w in _CAMEL_RE.sub(" ", text).split() if w]
+    if len(words) < 3:
+        return False
+    tail = words[-1].rstrip("0123456789")
+    words[-1] = tail or words[-1]
+    return all(w.isalpha() and len(w) >= 3 for w in words[:-1]) and (
+        words[-1].isalpha() or words[-1].isdigit()
+    )
+
+
+_WORD_PATH_PART_RE: Final = re.compile(r"[a-z0-9._-]*")
+
+
+def _word_path(text: str) -> bool:
+    parts = text.split("/")
+    return len(parts) >= 3 and all(_WORD_PATH_PART_RE.fullmatch(p) for p in parts)
+
+
+def _password_like(normal: str) -> bool:
+    words = normal.split("_")
+    return words[-1] in _PASSWORD_HEADS or normal in _PASSWORD_HEADS
+
+
+def _keyed_confidence(value: str, key_name: str) -> str | None:
+    """Confidence that ``value`` under a secret-bearing ``key_name`` is a live credential."""
+    text = value.strip().lstrip("=")
+    if not text or is_placeholder(text) or _PATH_OR_URL_RE.match(text):
+        return None
+    if text.lower() in {"true", "false", "null", "none", "yes", "no", "on", "off"}:
+        return None
+    normal = normalize_key_name(key_name)
+    if _password_like(normal):
+        if len(text) < 4 or (normal.endswith("pin") and not text.isdigit()):
+            return None
+        return "medium"
+    if len(text) < 8 or _NUMBER_RE.match(text) or not _TOKEN_ALPHABET_RE.match(text):
+        return None
+    if _PLAIN_WORD_RE.match(text) and len(text) < 24:
+        return None
+    if _FILE_OR_PATH_RE.search(text) or _word_path(text) or _COLOR_RE.match(text):
+        return None
+    if _identifier_like(text) or has_filler_run(text):
+        return None
+    entropy = shannon_entropy(text)
+    if entropy < 2.5:
+        return None
+    return "high" if len(text) >= 20 and entropy >= 3.5 else "medium"

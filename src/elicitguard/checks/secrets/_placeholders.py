@@ -1,0 +1,194 @@
+"""Placeholders: templates, masks, documented examples and fillers that are not secrets.
+
+Why: a guard that blocks ``changeme``, ``<your key>`` or ``AKIAIOSFODNN7EXAMPLE`` gets
+switched off; every finding, ours or a community catalogue's, passes through here.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from typing import Final
+
+_TEMPLATE_RE: Final = re.compile(
+    r"""^(?:
+        \$\{[^}]*\}|\$\([^)]*\)|\{\{.*\}\}|\{%.*%\}|%[A-Za-z_][A-Za-z0-9_]*%|
+        \$[A-Za-z_][A-Za-z0-9_]*|<[^<>]+>|\[[^\[\]]+\]|\{[A-Za-z_][A-Za-z0-9_.-]*\}|
+        process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*\)
+    )$""",
+    re.VERBOSE | re.DOTALL,
+)
+_TEMPLATE_INSIDE_RE: Final = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_][A-Z0-9_]*%")
+_MASK_RE: Final = re.compile(r"^(?:[*xX•·.#_-]{3,}|[*xX•]{2,}.{0,6}|.{0,6}[*•]{3,}.*)$")
+_PLACEHOLDER_SUBSTRINGS: Final = (
+    "example",
+    "sample",
+    "dummy",
+    "placeholder",
+    "redacted",
+    "changeme",
+    "change_me",
+    "change-me",
+    "replace_me",
+    "replaceme",
+    "insert_",
+    "insert-",
+    "your_",
+    "your-",
+    "yourapi",
+    "yourtoken",
+    "yoursecret",
+    "xxxxxx",
+    "notarealkey",
+    "not_a_real",
+    "not-a-real",
+    "fake_",
+    "fake-",
+)
+_PLACEHOLDER_WORDS: Final = frozenset(
+    [
+        "api",
+        "key",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "here",
+        "your",
+        "my",
+        "the",
+        "a",
+        "an",
+        "enter",
+        "insert",
+        "put",
+        "replace",
+        "value",
+        "string",
+        "id",
+        "client",
+        "access",
+        "auth",
+        "my_token",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "redacted",
+        "hidden",
+        "masked",
+        "removed",
+        "omitted",
+        "todo",
+        "fixme",
+        "tbd",
+        "xxx",
+        "test",
+        "testing",
+        "foo",
+        "bar",
+        "baz",
+        "qux",
+        "demo",
+        "example",
+        "sample",
+        "dummy",
+        "fake",
+        "placeholder",
+        "default",
+        "changeme",
+        "letmein",
+    ]
+)
+_SEQUENCES: Final = (
+    "0123456789012345678901234567890123456789",
+    "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz",
+    "zyxwvutsrqponmlkjihgfedcba",
+    "9876543210",
+    "qwertyuiopasdfghjklzxcvbnm",
+)
+_SEQUENCE_TEXT: Final = "|".join(_SEQUENCES)
+
+
+_NOT_ALNUM_LOWER_RE: Final = re.compile(r"[^0-9a-z]")
+_WORD_SPLIT_RE: Final = re.compile(r"[^a-z0-9]+")
+
+
+def _is_sequential(value: str) -> bool:
+    core = _NOT_ALNUM_LOWER_RE.sub("", value.lower())
+    if len(core) < 6:
+        return False
+    if core in _SEQUENCE_TEXT:
+        return True
+    # ``abcdefghijklmnopqrstuvwxyz0123456789``-style fillers: two runs glued together.
+    # A prefix that is not in the text has no longer prefix in it either: stop there.
+    for cut in range(3, len(core) - 2):
+        if core[:cut] not in _SEQUENCE_TEXT:
+            return False
+        if core[cut:] in _SEQUENCE_TEXT:
+            return True
+    return False
+
+
+def _is_repetitive(value: str) -> bool:
+    if len(value) < 4:
+        return False
+    rest = value.replace(value[0], "")
+    if not rest or not rest.replace(rest[0], ""):
+        return True  # at most two distinct characters
+    # ``value`` repeats a unit of ``size`` characters exactly when it has that period,
+    # i.e. ``value[size:] == value[:-size]``; a period needs ``value[size] == value[0]``.
+    limit = min(8, len(value) // 3)
+    size = value.find(value[0], 1, limit + 1)
+    while size != -1:
+        if value[size:] == value[:-size]:
+            return True
+        size = value.find(value[0], size + 1, limit + 1)
+    return False
+
+
+def has_filler_run(value: str, length: int = 8) -> bool:
+    """True when ``value`` holds an ascending run such as ``abcdefgh`` or ``12345678``.
+
+    A random token holds one of eight characters with odds near zero; documented examples
+    and test fixtures (``sk-…abc123…klmnopqrstuvwx``, ``1234567890abcdef``) almost always do.
+    """
+    run = 1
+    lowered = value.lower()
+    for before, after in itertools.pairwise(lowered):
+        if ord(after) == ord(before) + 1 and after.isalnum() and before.isalnum():
+            run += 1
+            if run >= length:
+                return True
+        else:
+            run = 1
+    return False
+
+
+@functools.lru_cache(maxsize=8192)
+def is_placeholder(value: str) -> bool:
+    """True when ``value`` is a template, mask, documented example or filler, not a secret.
+
+    Covers ``${VAR}``, ``{{ var }}``, ``%VAR%``, ``$VAR``, ``<token>``, masks (``****``,
+    ``xxxx``), values marked as examples (``AKIAIOSFODNN7EXAMPLE``, ``your_api_key_here``),
+    all-same or repeating characters and keyboard or alphabet sequences.
+    """
+    text = value.strip().strip("'\"`")
+    if not text:
+        return True
+    lowered = text.lower()
+    if _TEMPLATE_RE.match(text) or _TEMPLATE_INSIDE_RE.search(text) or _MASK_RE.match(text):
+        return True
+    if any(map(lowered.__contains__, _PLACEHOLDER_SUBSTRINGS)):
+        return True
+    words = [w for w in _WORD_SPLIT_RE.split(lowered) if w]
+    if words and all(w in _PLACEHOLDER_WORDS for w in words):
+        return True
+    return _is_repetitive(text) or _is_sequential(text)

@@ -1,0 +1,230 @@
+"""Where a credential can hide in an answer or a default: each place found, each trap quiet.
+
+Tokens are built at test time (never committed whole) from a seeded RNG; a GitHub-style
+token carries a valid CRC32.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+import urllib.parse
+
+import pytest
+
+from elicitguard.checks.secrets import (
+    base62_crc32,
+    hidden_secret,
+    is_placeholder,
+    nested_secret,
+    prose_languages,
+    scan_glued,
+    scan_prose,
+    scan_text,
+    split_secret,
+)
+from elicitguard.checks.secrets._decode import json_inside, readings
+from elicitguard.checks.secrets._placeholders import has_filler_run
+
+RNG = random.Random(20261201)
+ALNUM = string.ascii_letters + string.digits
+
+
+def rand(n: int, alphabet: str = ALNUM) -> str:
+    return "".join(RNG.choice(alphabet) for _ in range(n))
+
+
+def github() -> str:
+    body = rand(30)
+    return "gh" + "p_" + body + base62_crc32(body)
+
+
+def slack() -> str:
+    digits = string.digits
+    return "xo" + "xb-" + rand(11, digits) + "-" + rand(13, digits) + "-" + rand(24)
+
+
+def aws() -> str:
+    return "AK" + "IA" + rand(16, string.ascii_uppercase + "234567")
+
+
+def password() -> str:
+    return "Fichte-" + rand(4, string.digits) + "!Wolke"
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _twice_percent(text: str) -> str:
+    """Every byte percent-encoded, then the result percent-encoded again."""
+    once = "".join(f"%{byte:02X}" for byte in text.encode())
+    return urllib.parse.quote(once, safe="")
+
+
+ENCODINGS = {
+    "base64": lambda t: base64.b64encode(t.encode()).decode(),
+    "base64url": lambda t: base64.urlsafe_b64encode(t.encode()).decode().rstrip("="),
+    "hex": lambda t: t.encode().hex(),
+    "percent twice": _twice_percent,
+    "html entities": lambda t: "".join(f"&#{ord(c)};" for c in t),
+    "unicode escapes": lambda t: "".join(f"\\u{ord(c):04x}" for c in t),
+    "base64 of hex": lambda t: base64.b64encode(t.encode().hex().encode()).decode(),
+}
+
+
+@pytest.mark.parametrize("encoding", sorted(ENCODINGS))
+def test_encoded_token_is_found(encoding: str) -> None:
+    token = github()
+    encoded = ENCODINGS[encoding](token)
+    assert scan_text(encoded) == []
+    found = hidden_secret(encoded)
+    assert found is not None
+    assert found.how == "decoded"
+    assert found.match.type.startswith("github")
+
+
+def test_json_inside_a_string_is_walked_with_its_keys() -> None:
+    text = json.dumps({"user": "ada", "password": password()})
+    found = hidden_secret(text)
+    assert found is not None
+    assert found.match.type == "password-under-key"
+
+
+def test_decoding_is_bounded() -> None:
+    """A deep onion stops after a few layers; a huge value costs at most a bounded amount."""
+    value = github()
+    for _ in range(10):
+        value = base64.b64encode(value.encode()).decode()
+    assert hidden_secret(value) is None
+    assert len(readings("A" * 100 + "%41" * 50_000)) <= 24
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        base64.b64encode(b"hello there, this is an ordinary note").decode(),
+        b"ordinary label".hex(),
+        _twice_percent("a b/c & d"),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        json.dumps({"theme": "dark", "lang": "en"}),
+    ],
+)
+def test_ordinary_encoded_text_is_quiet(text: str) -> None:
+    assert hidden_secret(text, "notes") is None
+
+
+def test_json_inside_only_for_objects_and_arrays() -> None:
+    assert json_inside('{"a": 1}') == {"a": 1}
+    assert json_inside("[1, 2]") == [1, 2]
+    assert json_inside('"just a string"') is None
+    assert json_inside("{not json") is None
+
+
+# --------------------------------------------------------------------------- glued
+
+
+def test_glued_tokens_are_found_but_not_inside_blobs_or_urls() -> None:
+    assert scan_glued("mytoken" + github() + "thanks")
+    assert scan_glued("keyis" + aws() + "ok")
+    blob = base64.b64encode(bytes(RNG.randrange(256) for _ in range(90))).decode()
+    assert scan_glued(blob[:40] + "+/" + aws() + blob[40:]) == []
+    assert scan_glued("https://notes.example/API-" + rand(26, "ABCDEF0123456789")) == []
+
+
+# --------------------------------------------------------------------------- nested, split
+
+
+def test_nested_objects_and_lists_are_judged() -> None:
+    assert nested_secret({"extra": [{"v": github()}]}) is not None
+    found = nested_secret({"user": "ada", "password": password()})
+    assert found is not None
+    assert found.match.type == "password-under-key"
+    assert nested_secret({"street": "1 Main St", "zip": "94107"}) is None
+
+
+def test_a_token_split_over_adjacent_fields_is_found() -> None:
+    token = slack()
+    cut = len(token) // 2
+    found = split_secret([("a", token[:cut]), ("b", token[cut:])])
+    assert found is not None
+    assert found[0] == "a"
+    assert split_secret([("first", "Ada"), ("last", "Lovelace")]) is None
+    assert split_secret([("only", token)]) is None  # one field alone is the plain scan's
+
+
+# --------------------------------------------------------------------------- prose
+
+PROSE_POSITIVES = [
+    ("en", "my password is {pw}"),
+    ("en", "pw: {pw}"),
+    ("en", "the code is 482913"),
+    ("en", "PIN: 4821"),
+    ("en", "the password for my wifi is {pw}"),
+    ("de", "Mein Passwort lautet {pw}"),
+    ("fr", "mot de passe : {pw}"),
+    ("es", "mi contraseña es {pw}"),
+    ("ru", "пароль: {pw}"),
+    ("tr", "şifrem {pw}"),
+    ("fi", "salasanani on {pw}"),
+    ("vi", "mật khẩu của tôi là {pw}"),
+    ("th", "รหัสผ่านคือ {pw}"),
+    ("ko", "비밀번호는 {pw}입니다"),
+    ("ja", "パスワードは{pw}です"),
+    ("zh-Hans", "我的密码是{pw}"),
+    ("ar", "كلمة المرور هي {pw}"),
+    ("he", "הסיסמה שלי היא {pw}"),
+    ("hi", "मेरा पासवर्ड {pw} है"),
+]
+
+
+@pytest.mark.parametrize(("language", "template"), PROSE_POSITIVES)
+def test_prose_hands_over_a_secret(language: str, template: str) -> None:
+    text = template.format(pw=password())
+    found = scan_prose(text)
+    assert found, text
+    assert found[0].language == language
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my password is required",
+        "I forgot my password yesterday",
+        "the zip code is 94107",
+        "error code 500500",
+        "the code expires in 10 minutes",
+        "my password is changeme",
+        "passenger 12345678",
+        "password reset link sent to ada@example.org",
+        'password = "${aws_db_instance.default.password}"',
+        'public_key = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"',
+        "my password is v2.14.3",
+        "Ich habe mein Passwort vergessen",
+        "비밀번호를 잊어버렸어요",
+    ],
+)
+def test_prose_without_a_secret_is_quiet(text: str) -> None:
+    assert scan_prose(text) == []
+
+
+def test_prose_lexicon_covers_thirty_languages() -> None:
+    assert len(prose_languages()) >= 30
+
+
+def test_vendor_glued_key_nouns_count_in_prose() -> None:
+    assert scan_prose("weatherbitSECRET " + rand(32, "0123456789abcdef"))
+    assert scan_prose("newsapi KEY " + rand(32, "0123456789abcdef"))
+
+
+# --------------------------------------------------------------------------- fillers
+
+
+def test_fillers_and_identifiers_are_not_credentials() -> None:
+    assert has_filler_run("sk_abcdefghijklmnopqrstuvwxyz123")
+    assert has_filler_run("1234567890abcdef1234567890abcdef")
+    assert not has_filler_run(rand(40))
+    assert scan_text("token3: xo" + "xp-1234-1234-1234-" + rand(32, "0123456789abcdef")) == []
+    assert is_placeholder("<your key>")
+    assert is_placeholder("changeme")
