@@ -97,7 +97,7 @@ def register(subparsers: Any) -> None:
 
 
 def _codes(text: str | None) -> list[str]:
-    return [c.strip() for c in (text or "").split(",") if c.strip()]
+    return [c.strip().upper() for c in (text or "").split(",") if c.strip()]
 
 
 def _resolved(args: argparse.Namespace, config: ProjectConfig) -> dict[str, Any]:

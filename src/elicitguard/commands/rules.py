@@ -105,7 +105,11 @@ def _explain(args: argparse.Namespace) -> int:
     from rich.markdown import Markdown
 
     color = use_color(args, sys.stdout)
-    console = Console(force_terminal=True, no_color=not color, highlight=False)
+    console = Console(
+        force_terminal=True if color else None,
+        color_system="auto" if color else None,
+        highlight=False,
+    )
     console.print(Markdown(page, code_theme="ansi_dark" if color else "bw"))
     return EXIT_OK
 
