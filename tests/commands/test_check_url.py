@@ -88,3 +88,22 @@ def test_installed_command(tmp_path: object) -> None:
     assert result.returncode == 1, result.stderr
     assert "\x1b[" not in result.stdout
     assert "google.com" in result.stdout
+
+
+def test_a_block_by_the_users_own_pack_rule_names_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """examples/custom_pack: ACME001 blocks a site outside acme.example, and says so."""
+    from pathlib import Path
+
+    pack = Path(__file__).resolve().parents[2] / "examples" / "custom_pack"
+    monkeypatch.chdir(pack)
+    code, out = run(capsys, "https://login.example.net/sso", "--policy", "policy.yaml")
+    assert code == 1
+    assert "No warnings." not in out
+    assert "ACME001" in out
+    assert "blocked" in out
+    code, out = run(capsys, "https://login.example.net/sso", "--policy", "policy.yaml", "--format", "json")
+    data = json.loads(out)
+    assert data["blocked"] is True
+    assert "ACME001" in {w["code"] for w in data["warnings"]}
