@@ -117,9 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=FIRST_STEPS,
         formatter_class=PlainHelpFormatter,
     )
-    parser.add_argument(
-        "-V", "--version", action="version", version=f"elicitguard {__version__}"
-    )
+    parser.add_argument("-V", "--version", action="version", version=f"elicitguard {__version__}")
     _shared_options(parser, top=True)
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser

@@ -48,7 +48,7 @@ def test_a_selector_matching_no_rule_is_a_usage_error(
     """As ruff: a typo in a CI gate fails it (exit 2) and names the selector."""
     assert main(["lint", str(VIOLATIONS), option, selector]) == 2
     err = capsys.readouterr().err
-    bad = [s for s in selector.split(",") if not s.startswith("EG1")][0]
+    bad = next(s for s in selector.split(",") if not s.startswith("EG1"))
     assert f"{option} {bad.upper()} matches no rule" in err
 
 
@@ -61,7 +61,8 @@ def test_valid_selectors_still_work(capsys: pytest.CaptureFixture[str]) -> None:
     """Globs, exact codes and lower case select as before."""
     assert main(["lint", str(VIOLATIONS), "--select", "eg1*", "--format", "json"]) == 1
     codes = {f["code"] for f in json.loads(capsys.readouterr().out)["findings"]}
-    assert codes and all(c.startswith("EG1") for c in codes)
+    assert codes
+    assert all(c.startswith("EG1") for c in codes)
 
 
 # --- colour -------------------------------------------------------------------------------
@@ -81,7 +82,11 @@ def test_valid_selectors_still_work(capsys: pytest.CaptureFixture[str]) -> None:
 )
 @pytest.mark.parametrize(
     "command",
-    [["lint", str(VIOLATIONS)], ["check-url", "https://аррӏе.com/signin"], ["rules", "explain", "EG306"]],
+    [
+        ["lint", str(VIOLATIONS)],
+        ["check-url", "https://аррӏе.com/signin"],
+        ["rules", "explain", "EG306"],
+    ],
     ids=["lint", "check-url", "rules-explain"],
 )
 def test_one_color_flag_and_the_colour_variables_for_every_command(

@@ -43,11 +43,14 @@ def test_pyproject_table_is_found_upward(project: Path, capsys: pytest.CaptureFi
     )
     code, report = _lint(capsys)
     assert code == 0
-    assert _codes(report) and all(c.startswith("EG1") for c in _codes(report))
+    assert _codes(report)
+    assert all(c.startswith("EG1") for c in _codes(report))
     assert "EG102" not in _codes(report)
 
 
-def test_flags_win_over_the_configuration(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_flags_win_over_the_configuration(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project / ".elicitguard.toml").write_text('fail-on = "never"\nformat = "text"\n')
     code, report = _lint(capsys, "--fail-on", "low")
     assert code == 1
@@ -84,7 +87,9 @@ def test_a_relative_policy_is_read_from_the_configuration_folder(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (project / "policies").mkdir()
-    (project / "policies" / "p.yaml").write_text('extends: [builtin:default]\nrules:\n  "*": {action: "off"}\n')
+    (project / "policies" / "p.yaml").write_text(
+        'extends: [builtin:default]\nrules:\n  "*": {action: "off"}\n'
+    )
     (project / "pyproject.toml").write_text('[tool.elicitguard]\npolicy = "policies/p.yaml"\n')
     code, report = _lint(capsys)
     assert code == 0

@@ -45,12 +45,16 @@ def test_the_workflow_uses_the_action_and_never_pip_installs_a_package_index_rel
     assert set(step["with"]) <= set(action["inputs"])
     steps = action["runs"]["steps"]
     assert any("${{ github.action_path }}" in str(s.get("env", {})) for s in steps)
-    assert any(str(s.get("uses", "")).startswith("github/codeql-action/upload-sarif@") for s in steps)
+    assert any(
+        str(s.get("uses", "")).startswith("github/codeql-action/upload-sarif@") for s in steps
+    )
 
 
 def test_init_writes_the_same_action_step() -> None:
     """`elicitguard init`'s workflow uses the action with the same inputs as the example."""
-    ours = action_step(yaml.safe_load(render_files(ROOT, "captures")[".github/workflows/elicitguard.yml"]))
+    ours = action_step(
+        yaml.safe_load(render_files(ROOT, "captures")[".github/workflows/elicitguard.yml"])
+    )
     example = action_step(yaml.safe_load(WORKFLOW.read_text()))
     assert ours["uses"] == example["uses"]
     assert ours["with"]["paths"] == example["with"]["paths"]
@@ -62,8 +66,7 @@ def action_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A fresh venv; the action's install step puts elicitguard in it from the checkout."""
     folder = tmp_path_factory.mktemp("action") / "venv"
     paths = [p for p in [*site.getsitepackages(), site.getusersitepackages()] if Path(p).is_dir()]
-    env = venv_seeing([p for p in paths if p.startswith(sys.prefix)], folder)
-    return env
+    return venv_seeing([p for p in paths if p.startswith(sys.prefix)], folder)
 
 
 def test_the_action_lints_and_writes_the_uploaded_sarif(
@@ -78,7 +81,7 @@ def test_the_action_lints_and_writes_the_uploaded_sarif(
     run = run_action(ROOT, inputs, cwd=ROOT, env=action_env, timeout=600)
     assert all(code == 0 for code in run.codes.values()), run.stderr
     assert run.outputs["lint"]["exit-code"] == "0"  # fail-on: never
-    [installed] = [p for p in Path(action_env["VIRTUAL_ENV"]).glob("lib/*/site-packages/elicitguard")]
+    [installed] = list(Path(action_env["VIRTUAL_ENV"]).glob("lib/*/site-packages/elicitguard"))
     assert installed.is_dir(), "the install step installs from the action's checkout"
     sarif = json.loads(Path(inputs["sarif-file"]).read_text())
     assert sarif["version"] == "2.1.0"

@@ -29,7 +29,7 @@ def _free_port() -> int:
 
 
 def _readme_redis_command() -> str:
-    [line] = [l for l in README.read_text().splitlines() if l.startswith("redis-server ")]
+    [line] = [s for s in README.read_text().splitlines() if s.startswith("redis-server ")]
     return line.split("#", 1)[0].strip().removesuffix("&").strip()
 
 
@@ -47,7 +47,9 @@ def test_the_readme_redis_keeps_nothing_in_the_example_folder(tmp_path: Path) ->
     argv = shlex.split(command.replace('"$(mktemp -d)"', str(tmp_path / "redis-dir")))
     (tmp_path / "redis-dir").mkdir()
     argv[0] = binary
-    process = subprocess.Popen(argv, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        argv, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         client = redis.Redis(host="127.0.0.1", port=port)
         deadline = time.monotonic() + 10

@@ -54,7 +54,9 @@ def register(subparsers: Any) -> None:
     lint = subparsers.add_parser(
         "lint", help="lint captured MCP traffic (JSONL or HAR)", description=__doc__
     )
-    lint.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="capture files or folders")
+    lint.add_argument(
+        "paths", nargs="+", type=Path, metavar="PATH", help="capture files or folders"
+    )
     lint.add_argument("--policy", help="policy file or builtin:NAME (default: builtin:default)")
     lint.add_argument("--env", choices=_CHOICES["env"], help="environment")
     lint.add_argument("--protocol-version", help="era for messages whose version is unknown")

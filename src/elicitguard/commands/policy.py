@@ -105,9 +105,11 @@ def schema_id(name: str) -> str:
 
 def schema_documents() -> dict[str, dict[str, Any]]:
     """The JSON Schemas of the file formats, generated from the models."""
+    from pydantic import BaseModel
+
     from elicitguard.engine.models import CaseFile, PolicySpec, RuleSpec
 
-    models = {
+    models: dict[str, type[BaseModel]] = {
         "policy.schema.json": PolicySpec,
         "rule.schema.json": RuleSpec,
         "cases.schema.json": CaseFile,
