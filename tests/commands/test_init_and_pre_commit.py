@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from tests.examples.actions import venv_seeing
 from tests.examples.support import ROOT
 
 from elicitguard.cli import main
@@ -98,12 +100,26 @@ def test_init_refuses_to_overwrite_without_force(
 def test_a_new_project_goes_green_through_init_and_pre_commit(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """init, benign captures, pre-commit run: passes; a planted violation: fails."""
+    """The README's path in a fresh venv: `pip install -e .` of the checkout, init, benign
+    captures, pre-commit run: passes; a planted violation: fails."""
+    fresh = venv_seeing(
+        [p for p in site.getsitepackages() if p.startswith(sys.prefix)], tmp_path / "venv"
+    )
+    install = subprocess.run(
+        ["python", "-m", "pip", "install", "--quiet", "-e", str(ROOT)],
+        env=fresh,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert install.returncode == 0, install.stderr
+    own = tmp_path / "venv" / "bin" / "elicitguard"
+    assert own.exists(), "the install put elicitguard in the fresh venv"
+    env = env | {"PATH": fresh["PATH"] + os.pathsep + str(BIN), "VIRTUAL_ENV": fresh["VIRTUAL_ENV"]}
     repo = tmp_path / "project"
     _git_repo(repo, env)
-    done = subprocess.run(
-        [str(BIN / "elicitguard"), "init"], cwd=repo, env=env, capture_output=True, text=True
-    )
+    done = subprocess.run([str(own), "init"], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     (repo / "captures").mkdir()
     for name in ("2025-11-25-benign.jsonl", "2026-07-28-benign.jsonl"):
@@ -112,9 +128,7 @@ def test_a_new_project_goes_green_through_init_and_pre_commit(
     green = _pre_commit(repo, env)
     assert green.returncode == 0, green.stdout + green.stderr
     assert "elicitguard lint" in green.stdout
-    lint = subprocess.run(
-        [str(BIN / "elicitguard"), "lint", "captures/"], cwd=repo, env=env, capture_output=True
-    )
+    lint = subprocess.run([str(own), "lint", "captures/"], cwd=repo, env=env, capture_output=True)
     assert lint.returncode == 0, lint.stdout
     shutil.copy(TRAFFIC / "2025-11-25-violations.jsonl", repo / "captures" / "new.jsonl")
     red = _pre_commit(repo, env)
