@@ -61,42 +61,48 @@ first steps:
 
 
 def _shared_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
-    """The options every command takes; below the top level they never reset a value."""
-    default: dict[str, Any] = {} if top else {"default": argparse.SUPPRESS}
+    """The options every command takes, at the top level and after a command's name.
+
+    Below the top level their default is ``SUPPRESS``: a subcommand's parser then never
+    overwrites what was given before the command (``elicitguard --color always lint``).
+    """
+
+    def default(value: Any) -> Any:
+        return value if top else argparse.SUPPRESS
+
     group = parser.add_argument_group("shared options")
     group.add_argument(
-        "-q", "--quiet", action="count", help="say less (repeatable)", **(default or {"default": 0})
+        "-q", "--quiet", action="count", default=default(0), help="say less (repeatable)"
     )
     group.add_argument(
-        "-v",
-        "--verbose",
-        action="count",
-        help="say more (repeatable)",
-        **(default or {"default": 0}),
+        "-v", "--verbose", action="count", default=default(0), help="say more (repeatable)"
     )
     group.add_argument(
         "--color",
         choices=("auto", "always", "never"),
+        default=default("auto"),
         help="colour the output (auto: on a terminal, unless NO_COLOR is set or FORCE_COLOR is)",
-        **(default or {"default": "auto"}),
     )
     group.add_argument(
         "--no-color",
         dest="color",
         action="store_const",
         const="never",
+        default=default("auto"),
         help="same as --color never",
-        **default,
     )
     group.add_argument(
         "--config",
         metavar="FILE",
+        default=default(None),
         help="configuration file (pyproject.toml, .elicitguard.toml or a policy YAML) "
         "instead of the one found from the working directory upward",
-        **default,
     )
     group.add_argument(
-        "--isolated", action="store_true", help="ignore every configuration file", **default
+        "--isolated",
+        action="store_true",
+        default=default(False),
+        help="ignore every configuration file",
     )
 
 

@@ -19,10 +19,9 @@ import orjson
 
 from elicitguard.errors import ElicitguardError
 from elicitguard.lint.runner import LintResult
+from elicitguard.lint.sarif import FINGERPRINT_KEY
 
 __all__ = ["Baseline", "apply_baseline", "read_baseline"]
-
-_SARIF_KEY = "elicitguardFindingHash/v1"
 
 Baseline = frozenset[str]
 
@@ -33,7 +32,7 @@ def _sarif_fingerprints(document: dict[str, Any]) -> set[str]:
         for result in run.get("results") or []:
             if result.get("suppressions"):
                 continue
-            value = (result.get("partialFingerprints") or {}).get(_SARIF_KEY)
+            value = (result.get("partialFingerprints") or {}).get(FINGERPRINT_KEY)
             if isinstance(value, str):
                 found.add(value)
     return found
