@@ -21,7 +21,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from elicitguard._version import __version__
 from elicitguard.commands._help import PlainHelpFormatter
@@ -107,12 +107,25 @@ def _shared_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
 
 
 class CommandParser(argparse.ArgumentParser):
-    """A subcommand's parser: plain-words help and the shared options."""
+    """A subcommand's parser: plain-words help and the shared options.
+
+    A command group named without its subcommand (``elicitguard rules``) prints its help,
+    which lists the subcommands, instead of only "the following arguments are required".
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", PlainHelpFormatter)
         super().__init__(*args, **kwargs)
         _shared_options(self, top=False)
+
+    def error(self, message: str) -> NoReturn:
+        subcommands = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+        if subcommands and message.startswith("the following arguments are required"):
+            names = {str(a.metavar or a.dest) for a in subcommands}
+            if any(name in message for name in names):
+                self.print_help(sys.stderr)
+                self.exit(EXIT_ERROR, f"\n{self.prog}: name a command (see above)\n")
+        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -225,3 +225,17 @@ def test_rules_explain_renders_markdown_for_a_terminal() -> None:
     assert "EG306" in plain
     assert not re.search(r"^#+ ", plain, flags=re.MULTILINE), "headings are rendered"
     assert "```" not in plain
+
+
+@pytest.mark.parametrize(
+    ("group", "sub"), [("rules", "explain"), ("policy", "validate"), ("proxy", "stdio")]
+)
+def test_a_group_alone_prints_its_subcommands(
+    group: str, sub: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([group])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert sub in err
+    assert "name a command" in err
