@@ -239,3 +239,14 @@ def test_a_group_alone_prints_its_subcommands(
     err = capsys.readouterr().err
     assert sub in err
     assert "name a command" in err
+
+
+def test_every_command_module_is_in_the_table() -> None:
+    """A module added under elicitguard/commands must be listed, or it would never run."""
+    import pkgutil
+
+    from elicitguard import commands
+    from elicitguard.cli import SUBCOMMANDS
+
+    public = {m.name for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")}
+    assert public == set(COMMANDS) | {name for _, name in SUBCOMMANDS}
