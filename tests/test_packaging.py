@@ -57,6 +57,7 @@ def test_wheel_contents(wheel: Path) -> None:
     assert "elicitguard/py.typed" in names
     assert any(n.startswith("elicitguard/_data/rules/conformance/EG101-") for n in names)
     assert "elicitguard/_data/policy/default.yaml" in names
+    assert "elicitguard/_data/schema/policy.schema.json" in names  # for editors and init
     assert not any(n.startswith(("rules/", "policy/", "tests/")) for n in names)
 
 
@@ -204,7 +205,7 @@ def test_sdist_builds_the_same_wheel(sdist: Path, wheel: Path, tmp_path: Path) -
 #: other data file must sit in a folder with a LICENSE-*.txt of its origin.
 OWN_DATA = re.compile(
     r"^elicitguard/(checks/data/(protected_domains\.txt|secrets\.yaml|secret_prose\.yaml|lexicon/[\w-]+\.yaml)"
-    r"|_data/(rules|policy)/.*|py\.typed)$"
+    r"|_data/(rules|policy|schema)/.*|py\.typed)$"
 )
 
 

@@ -1,4 +1,4 @@
-"""Finding the data folders (``rules/`` and ``policy/``) in a wheel and in a checkout.
+"""Finding the data folders (``rules/``, ``policy/``, ``schema/``) in a wheel and a checkout.
 
 A wheel carries them inside the package as ``elicitguard/_data/``; an editable install
 leaves them at the top of the source tree. One function looks in both places, so that
@@ -17,8 +17,8 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 @cache
-def data_dir(name: Literal["rules", "policy"]) -> Path:
-    """The folder holding the built-in ``rules`` or ``policy`` files."""
+def data_dir(name: Literal["rules", "policy", "schema"]) -> Path:
+    """The folder holding the built-in ``rules``, ``policy`` or ``schema`` files."""
     inside = _PACKAGE / "_data" / name
     if inside.is_dir():
         return inside

@@ -18,7 +18,9 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 def test_ascii_url(capsys: pytest.CaptureFixture[str]) -> None:
     """An ordinary https URL: site highlighted, no warning, exit 0."""
-    code, out = run(capsys, "https://accounts.example.com/oauth/authorize?client_id=abc", "--server", "crm")
+    code, out = run(
+        capsys, "https://accounts.example.com/oauth/authorize?client_id=abc", "--server", "crm"
+    )
     assert code == 0
     assert "The server crm asks you to open a web page" in out
     assert "Site:" in out
@@ -84,7 +86,34 @@ def test_policy_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_installed_command(tmp_path: object) -> None:
     """The console script runs in a real subprocess, and colour stays off when piped."""
-    result = subprocess.run([sys.executable, "-m", "elicitguard", "check-url", "https://gооgle.com/"], capture_output=True, text=True, check=False, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "elicitguard", "check-url", "https://gооgle.com/"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     assert result.returncode == 1, result.stderr
     assert "\x1b[" not in result.stdout
     assert "google.com" in result.stdout
+
+
+def test_a_block_by_the_users_own_pack_rule_names_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """examples/custom_pack: ACME001 blocks a site outside acme.example, and says so."""
+    from pathlib import Path
+
+    pack = Path(__file__).resolve().parents[2] / "examples" / "custom_pack"
+    monkeypatch.chdir(pack)
+    code, out = run(capsys, "https://login.example.net/sso", "--policy", "policy.yaml")
+    assert code == 1
+    assert "No warnings." not in out
+    assert "ACME001" in out
+    assert "blocked" in out
+    code, out = run(
+        capsys, "https://login.example.net/sso", "--policy", "policy.yaml", "--format", "json"
+    )
+    data = json.loads(out)
+    assert data["blocked"] is True
+    assert "ACME001" in {w["code"] for w in data["warnings"]}

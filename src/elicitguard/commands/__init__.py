@@ -1,6 +1,8 @@
-"""Command-line commands that live in their own modules.
+"""The ``elicitguard`` commands, one module each.
 
-A module here defines ``register(subparsers) -> None``: it adds its parser to the
-``elicitguard`` command and sets ``handler`` (``handler(args) -> int``, the exit code) with
-``set_defaults``. :mod:`elicitguard.cli` discovers the modules; nothing else to edit.
+A command module defines ``register(subparsers)``: it adds its parser and sets ``handler``
+(``handler(args) -> int``, the exit code) with ``set_defaults``; a command group (``rules``,
+``policy``) returns its own subparsers so that other modules can add subcommands to it.
+:data:`elicitguard.cli.COMMANDS` and :data:`elicitguard.cli.SUBCOMMANDS` list the modules;
+modules whose name starts with ``_`` are shared helpers (colour, help text, configuration).
 """

@@ -2,7 +2,8 @@
 
 For people (``--format text``: the screen a client should show) and for scripts
 (``--format json``: the :class:`~elicitguard.consent.UrlView` as JSON). The URL is parsed and
-judged under the policy, never fetched. Exit codes: ``0`` nothing at ``warn`` or above,
+judged under the policy (``--policy``, else the project's configuration), never fetched.
+``--color auto|always|never`` as for every command. Exit codes: ``0`` nothing at ``warn`` or above,
 ``1`` a warning or a block, ``2`` a usage or policy error.
 """
 
@@ -13,6 +14,8 @@ import json
 import sys
 from typing import Any
 
+from elicitguard.commands._project_config import config_for
+from elicitguard.commands._terminal import use_color
 from elicitguard.consent import describe_url, render_html, render_text
 
 __all__ = ["register"]
@@ -27,7 +30,6 @@ def register(subparsers: Any) -> None:
         "check-url",
         help="show the consent view and findings for one URL (never fetches it)",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("url", help="the URL a server would send the user to")
     parser.add_argument("--policy", default=None, help="policy file or builtin:NAME")
@@ -39,23 +41,24 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--message", default=None, help="the server's message to show")
     parser.add_argument("--format", choices=("text", "json", "html"), default="text")
-    color = parser.add_mutually_exclusive_group()
-    color.add_argument("--color", dest="color", action="store_true", default=None)
-    color.add_argument("--no-color", dest="color", action="store_false")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Describe the URL and print it; the exit code says whether anything was found."""
+    settings = config_for(args).settings
     view = describe_url(
-        args.url, args.policy, server=args.server, message=args.message, env=args.env
+        args.url,
+        args.policy or settings.get("policy"),
+        server=args.server,
+        message=args.message,
+        env=args.env or settings.get("env"),
     )
     if args.format == "json":
         sys.stdout.write(json.dumps(view.to_dict(), indent=2, ensure_ascii=False) + "\n")
     elif args.format == "html":
         sys.stdout.write(render_html(view))
     else:
-        color = args.color if args.color is not None else sys.stdout.isatty()
-        sys.stdout.write(render_text(view, color=color))
+        sys.stdout.write(render_text(view, color=use_color(args, sys.stdout)))
     found = view.blocked or any(w.level in ("danger", "warning") for w in view.warnings)
     return EXIT_FOUND if found else EXIT_OK

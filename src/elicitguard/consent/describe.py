@@ -32,7 +32,8 @@ _AMBIGUOUS = frozenset(
 
 
 def _shown(findings: tuple[Finding, ...], families: tuple[str, ...]) -> list[Finding]:
-    return [f for f in findings if f.code.startswith(families)]
+    """The built-in families a screen explains, and every rule of the user's own packs."""
+    return [f for f in findings if f.code.startswith(families) or not f.code.startswith("EG")]
 
 
 def _blocked(decision: Decision) -> bool:
