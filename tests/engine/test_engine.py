@@ -12,9 +12,9 @@ import pytest
 
 from elicitguard import Action, Direction, Engine, Envelope, Hit, Side, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.context import CheckContext, check
 from elicitguard.engine.policy import _dispatch
-from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.items import Item
 
 S2C = Direction.SERVER_TO_CLIENT

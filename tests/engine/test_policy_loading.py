@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from elicitguard.engine.decision import Action
+from elicitguard.base.decision import Action
 from elicitguard.engine.policy import PRESETS, load_policy
 from elicitguard.errors import PackLoadError, PolicyError, RuleSpecError, UnknownRuleError
 from elicitguard.protocol.envelope import Side

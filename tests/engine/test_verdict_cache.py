@@ -17,10 +17,10 @@ from tests.corpus import capture_envelopes, case_envelopes
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.decision import Decision
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.context import is_pure, registered_checks
-from elicitguard.engine.decision import Decision
 from elicitguard.engine.verdicts import VerdictCache, item_key
-from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.items import ABSENT, Item, ItemKind
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from elicitguard import Action, Decision, Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.redact import REDACTED, Redactor, redact_value
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.decision import Confidence, Finding, Severity
+from elicitguard.base.keys import KeyRing
 from elicitguard.checks.urls import parse_url
-from elicitguard.engine.decision import Confidence, Finding, Severity
 from elicitguard.engine.policy import PRESETS
-from elicitguard.identity.keys import KeyRing
 from elicitguard.lint.envelopes import envelope_from_dict
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,9 +15,9 @@ from tests.integration_support import require_module
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import PassthroughBlocked
 from elicitguard.identity.egress import AsyncGuardedTransport, EgressGuard, GuardedTransport
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import Principal, use_principal
 from elicitguard.identity.tokens import token_fingerprint
 from elicitguard.identity.vault import CredentialVault

@@ -6,7 +6,7 @@ import io
 
 from elicitguard import Direction, Engine, Envelope, Side, Transport, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 from elicitguard.identity.principal import Principal
 from elicitguard.identity.vault import CredentialVault
 

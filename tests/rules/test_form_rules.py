@@ -16,12 +16,12 @@ import pytest
 
 from elicitguard import Action, Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.decision import Decision
+from elicitguard.base.keys import KeyRing
 from elicitguard.checks.forms import ALL_LANGUAGES
 from elicitguard.engine.builtin.form_rules import settings_of
 from elicitguard.engine.cases import evaluate_case
-from elicitguard.engine.decision import Decision
 from elicitguard.engine.rules import builtin_rules, load_cases
-from elicitguard.identity.keys import KeyRing
 
 C2S = Direction.CLIENT_TO_SERVER
 S2C = Direction.SERVER_TO_CLIENT

@@ -15,7 +15,7 @@ import orjson
 
 from elicitguard import Action, Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 from elicitguard.lint.runner import Linter
 from elicitguard.protocol.parsing import may_hide_elicitation
 

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
+from elicitguard.checks import secrets
+
 __all__ = ["REDACTED", "SENSITIVE_KEYS", "Redactor", "redact_value"]
 
 REDACTED = "[REDACTED]"
@@ -172,14 +174,8 @@ def _cached_scan(
 
 
 def _default_scanner() -> Callable[[str], list[tuple[int, int]]]:
-    """The secret catalogue's scanner when it is available, else none."""
-    try:
-        from elicitguard.checks import secrets
-    except ImportError:  # pragma: no cover - the catalogue ships with the package
-        return _no_scan
-    scan_text = getattr(secrets, "scan_text", None)
-    if scan_text is None:
-        return _no_scan
+    """The secret catalogue's scanner (a plain import: a redactor that scans nothing is a leak)."""
+    scan_text = secrets.scan_text
 
     def scan(text: str) -> list[tuple[int, int]]:
         return [(m.start, m.end) for m in scan_text(text)]

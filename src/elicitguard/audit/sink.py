@@ -20,7 +20,7 @@ import structlog
 
 from elicitguard.audit.chain import ChainState, ChainWriter, read_tail_state
 from elicitguard.audit.redact import SENSITIVE_KEYS, Redactor
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 
 __all__ = ["AuditSink", "open_sink"]
 

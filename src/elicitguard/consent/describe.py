@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from elicitguard.base.decision import Action, Decision, Finding
 from elicitguard.checks.domains import HostAnalysis
+from elicitguard.checks.url_facts import protected_domains_for, url_facts
 from elicitguard.checks.urls import ParsedUrl, is_loopback_host
 from elicitguard.consent._evaluate import PolicyLike, evaluate_request, resolve_policy
 from elicitguard.consent.views import FormField, FormView, UrlView
 from elicitguard.consent.words import SPOOF_KINDS, visible, warnings_for
-from elicitguard.engine.builtin.domain_rules import protected_domains_for, url_facts
-from elicitguard.engine.decision import Action, Decision, Finding
 
 __all__ = ["describe_form", "describe_url"]
 

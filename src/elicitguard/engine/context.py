@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitguard.engine.decision import Hit
+from elicitguard.base.decision import Hit
 from elicitguard.protocol.envelope import Envelope, Side
 from elicitguard.protocol.items import Item
 from elicitguard.protocol.session import SessionState

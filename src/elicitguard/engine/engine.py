@@ -19,8 +19,7 @@ from typing import Any
 
 from elicitguard.audit.records import AuditLog
 from elicitguard.audit.sink import AuditSink, open_sink
-from elicitguard.engine.context import CheckContext
-from elicitguard.engine.decision import (
+from elicitguard.base.decision import (
     Action,
     Confidence,
     Decision,
@@ -29,12 +28,14 @@ from elicitguard.engine.decision import (
     Severity,
     Suppressed,
 )
+from elicitguard.base.keys import KeyRing, load_keyring
+from elicitguard.engine.context import CheckContext
 from elicitguard.engine.ordinary import OrdinaryPlan
 from elicitguard.engine.policy import CompiledRule, Policy, load_policy
 from elicitguard.engine.state import MemoryStateStore, StateStore
 from elicitguard.engine.verdicts import VerdictCache, item_key
+from elicitguard.engine.warmup import warm_up_envelopes
 from elicitguard.errors import FrameError
-from elicitguard.identity.keys import KeyRing, load_keyring
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.extract import extract, fast_ordinary
 from elicitguard.protocol.items import Item, ItemKind
@@ -152,11 +153,14 @@ class Engine:
 
         Proxies call it before serving and the linter before reading, so that the first
         elicitation does not carry a tenth of a second of loading. This engine's state is
-        not touched.
+        not touched. Never raises: a failure here only means the first real message pays.
         """
-        from elicitguard.engine.warmup import warm_up
-
-        warm_up(self.policy)
+        try:
+            engine = Engine(self.policy, audit=AuditSink(None), keys=KeyRing.random())
+            for envelope in warm_up_envelopes():
+                engine.evaluate(envelope)
+        except Exception:  # best effort by design: the first real message pays instead
+            return
 
     # --- evaluation ---------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from elicitguard.engine.decision import Action, Confidence, Severity
+from elicitguard.base.decision import Action, Confidence, Severity
 from elicitguard.protocol.envelope import Direction, Side
 from elicitguard.protocol.items import ItemKind
 

@@ -29,8 +29,8 @@ import orjson
 from pydantic import ValidationError
 
 from elicitguard._resources import data_dir
+from elicitguard.base.decision import Action, Confidence, Severity
 from elicitguard.engine.context import CheckFn, get_check, is_pure
-from elicitguard.engine.decision import Action, Confidence, Severity
 from elicitguard.engine.match import Predicate, compile_match
 from elicitguard.engine.models import (
     ExceptionSpec,

@@ -40,9 +40,9 @@ from typing import Any
 import orjson
 
 from elicitguard.audit.records import AuditLog
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import StateError
 from elicitguard.identity.aead import SealedBlobError, blob_key_id, open_blob, seal_blob
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import principal_key
 from elicitguard.identity.stores import MemoryStore, SecureStore
 

@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from elicitguard.engine.decision import Action, Decision, Finding
+from elicitguard.base.decision import Action, Decision, Finding
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
 from elicitguard.errors import FrameError

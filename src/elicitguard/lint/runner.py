@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from elicitguard.audit.records import safe_jsonrpc_id
-from elicitguard.engine.decision import Action, Decision, Finding, Severity
+from elicitguard.base.decision import Action, Decision, Finding, Severity
 from elicitguard.engine.engine import Engine
 from elicitguard.errors import FrameError
 from elicitguard.lint.capture import CaptureStream, InputFormat, Location, Skipped

@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from elicitguard._version import __version__
-from elicitguard.engine.decision import Severity
+from elicitguard.base.decision import Severity
 from elicitguard.engine.policy import CompiledRule, Policy
 from elicitguard.lint.runner import LintFinding, LintResult, LintSuppressed
 

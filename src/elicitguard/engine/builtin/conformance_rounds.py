@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from elicitguard.base.decision import Hit, Severity
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit, Severity
 from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.session import ChainState

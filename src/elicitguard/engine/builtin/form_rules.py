@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import orjson
 
+from elicitguard.base.decision import Hit
 from elicitguard.checks.forms import (
     ALL_LANGUAGES,
     FieldVerdict,
@@ -40,7 +41,6 @@ from elicitguard.checks.forms import (
 from elicitguard.checks.pii import pii_context, scan_pii
 from elicitguard.checks.secrets import SecretMatch, catalogue, is_placeholder, scan_text, scan_value
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit
 from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import Item
 from elicitguard.protocol.versions import V2025_06_18

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from elicitguard.base.decision import Hit, Severity
 from elicitguard.checks.identity import (
     identity_headers,
     identity_meta_keys,
@@ -18,7 +19,6 @@ from elicitguard.checks.identity import (
 )
 from elicitguard.checks.request_state import analyse_request_state
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit, Severity
 from elicitguard.identity.principal import principal_key
 from elicitguard.protocol.envelope import Side, Transport
 from elicitguard.protocol.extract import escape_pointer

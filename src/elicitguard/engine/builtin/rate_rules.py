@@ -19,8 +19,8 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from elicitguard.base.decision import Hit
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit
 from elicitguard.protocol.items import Item
 
 __all__: list[str] = []

@@ -14,10 +14,10 @@ from typing import Any
 
 import orjson
 
+from elicitguard.base.decision import Hit, Severity
 from elicitguard.checks.identity import jwt_parts, query_tokens
 from elicitguard.checks.secrets import scan_text
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit, Severity
 from elicitguard.identity.principal import principal_key
 from elicitguard.identity.tokens import bearer_token
 from elicitguard.protocol.extract import escape_pointer

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from elicitguard.base.decision import Action, Hit, Severity
 from elicitguard.checks.secrets import scan_value
 from elicitguard.checks.url_safety import (
     UrlIssue,
@@ -30,7 +31,6 @@ from elicitguard.checks.url_safety import (
 )
 from elicitguard.checks.urls import ParsedUrl, find_urls_in_text, parse_url
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Action, Hit, Severity
 from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import Item, ItemKind
 
