@@ -33,50 +33,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, TypeGuard
 
+from elicitguard.base.pointer import escape_pointer
+from elicitguard.protocol.versions import V2025_06_18, V2026_07_28, elicitation_era
+
 __all__ = [
-    "ERAS",
     "KINDS",
-    "LATEST_ERA",
     "MAX_ISSUES",
     "STRING_FORMATS",
     "SchemaIssue",
     "content_issues",
     "era_feature_issues",
-    "is_known_era",
-    "json_pointer_escape",
-    "normalize_era",
     "result_shape_issues",
     "schema_subset_issues",
 ]
-
-# --------------------------------------------------------------------------------------------
-# Eras
-# --------------------------------------------------------------------------------------------
-
-ERA_2025_06_18: Final = "2025-06-18"
-ERA_2025_11_25: Final = "2025-11-25"
-ERA_2026_07_28: Final = "2026-07-28"
-
-#: The protocol versions that have elicitation, oldest first.
-ERAS: Final[tuple[str, ...]] = (ERA_2025_06_18, ERA_2025_11_25, ERA_2026_07_28)
-#: The newest released era; ``draft`` and unknown era strings are treated as this one.
-LATEST_ERA: Final = ERA_2026_07_28
-_ALIASES: Final[Mapping[str, str]] = {"draft": ERA_2026_07_28}
-
-
-def is_known_era(era: object) -> bool:
-    """Whether ``era`` names an era this module knows (``draft`` counts as 2026-07-28)."""
-    return isinstance(era, str) and (era in ERAS or era in _ALIASES)
-
-
-def normalize_era(era: object) -> str:
-    """Map ``era`` to one of :data:`ERAS`; ``draft`` and anything unknown become the newest."""
-    if isinstance(era, str):
-        if era in ERAS:
-            return era
-        return _ALIASES.get(era, LATEST_ERA)
-    return LATEST_ERA
-
 
 # --------------------------------------------------------------------------------------------
 # Issues and the collector
@@ -191,14 +160,9 @@ class _Issues:
 # --------------------------------------------------------------------------------------------
 
 
-def json_pointer_escape(key: str) -> str:
-    """Escape one reference token for an RFC 6901 JSON pointer (``~`` then ``/``)."""
-    return str(key).replace("~", "~0").replace("/", "~1")
-
-
 def _ptr(base: str, *tokens: object) -> str:
     """Append reference tokens to a pointer; a non-string token is written with ``str``."""
-    return base + "".join("/" + json_pointer_escape(str(t)) for t in tokens)
+    return base + "".join("/" + escape_pointer(str(t)) for t in tokens)
 
 
 _NAME_LIMIT: Final = 64
@@ -303,7 +267,7 @@ def schema_subset_issues(requested_schema: object, era: str) -> list[SchemaIssue
     :func:`era_feature_issues`; this function checks the shapes common to every era.
     """
     out = _Issues()
-    era = normalize_era(era)
+    era = elicitation_era(era)
     if not isinstance(requested_schema, dict):
         out.add("not_object", "", "requestedSchema is not a JSON object")
         return out.items
@@ -328,7 +292,7 @@ def _check_top(out: _Issues, schema: dict[object, object], era: str) -> None:
     if "required" in schema:
         _check_required(out, schema["required"], schema.get("properties"))
     # On 2025-06-18 ``$schema`` is an era feature (era_feature_issues), not a subset issue.
-    if "$schema" in schema and era != ERA_2025_06_18 and not isinstance(schema["$schema"], str):
+    if "$schema" in schema and era != V2025_06_18 and not isinstance(schema["$schema"], str):
         out.add("bad_keyword_value", "/$schema", "$schema is not a string")
     _check_annotations(out, schema, "")
     _check_extra_keys(out, schema, "", _TOP_ALLOWED)
@@ -618,10 +582,10 @@ def era_feature_issues(params: object, era: str) -> list[SchemaIssue]:
     out = _Issues()
     if not isinstance(params, dict):
         return out.items
-    era = normalize_era(era)
-    if era == ERA_2025_06_18:
+    era = elicitation_era(era)
+    if era == V2025_06_18:
         _era_2025_06_18(out, params)
-    elif era == ERA_2026_07_28:
+    elif era == V2026_07_28:
         _era_2026_07_28(out, params)
     return out.items
 
@@ -699,7 +663,7 @@ def result_shape_issues(result: object, *, mode: str | None, era: str) -> list[S
     is another rule's business and is ignored here.
     """
     out = _Issues()
-    era = normalize_era(era)
+    era = elicitation_era(era)
     if not isinstance(result, dict):
         out.add("not_object", "", "the result is not a JSON object")
         return out.items
@@ -749,7 +713,7 @@ def _check_content_list(
         out.add("nested_content", pointer, f"content {_name(key)} holds objects")
     elif not all(isinstance(item, str) for item in value):
         out.add("content_value_type", pointer, f"content {_name(key)} is not a list of strings")
-    elif era == ERA_2025_06_18:
+    elif era == V2025_06_18:
         out.add("content_array_era", pointer, "2025-06-18 content has no arrays")
 
 

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from elicitguard.base.decision import Action, Decision, Finding
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.domains import HostAnalysis
 from elicitguard.checks.url_facts import protected_domains_for, url_facts
 from elicitguard.checks.urls import ParsedUrl, is_loopback_host
@@ -221,7 +222,7 @@ def _field_type(prop: dict[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]
 
 
 def _field_codes(name: str, findings: list[Finding]) -> tuple[str, ...]:
-    escaped = name.replace("~", "~0").replace("/", "~1")
+    escaped = escape_pointer(name)
     needle = f"/requestedSchema/properties/{escaped}"
     return tuple(
         dict.fromkeys(

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from elicitguard.base.decision import Action, Decision, Finding
+from elicitguard.base.pointer import pointer_tokens
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
 from elicitguard.errors import FrameError
@@ -463,7 +464,7 @@ def _required(schema: Any) -> set[str]:
 def _tokens(pointer: str) -> list[str]:
     if not pointer:
         return []
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    return pointer_tokens(pointer)
 
 
 def _get(document: Any, pointer: str) -> Any:
