@@ -15,6 +15,7 @@ import os
 import string
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from elicitguard.audit.records import AuditLog
@@ -27,6 +28,7 @@ from elicitguard.base.decision import (
     Hit,
     Severity,
     Suppressed,
+    finding_fingerprint,
 )
 from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.engine.context import CheckContext
@@ -82,7 +84,10 @@ class Engine:
         audit: AuditSink | None = None,
         keys: KeyRing | None = None,
         default_era: str | None = None,
+        clock: Callable[[], dt.date] = dt.date.today,
     ) -> None:
+        """``clock`` says what day it is: an exception stops suppressing on its ``expires:``
+        date in a running engine (tests pass a fake clock)."""
         self.policy = policy if policy is not None else load_policy()
         self.keys = (
             keys if keys is not None else load_keyring(self.policy.keys_file, self.policy.keys_env)
@@ -110,7 +115,7 @@ class Engine:
         self._counters = self.audit.counters
         self.default_era = normalise_version(default_era)
         self.unknown_era_messages = 0
-        self._today = dt.date.today()
+        self.clock = clock
         self._fast = Decision(
             Action.ALLOW,
             policy_name=self.policy.name,
@@ -138,8 +143,9 @@ class Engine:
         #: the reuse off (the equivalence tests compare both).
         self.verdicts: VerdictCache | None = VerdictCache()
         self._pure_dispatch: dict[tuple[ItemKind, Side], bool] = {}
+        today = clock()
         for exception in self.policy.exceptions:
-            if exception.expired(self._today):
+            if exception.expired(today):
                 self.audit.event(
                     "elicitguard.policy_warning",
                     code="EG902",
@@ -457,12 +463,7 @@ class Engine:
             message = _FORMAT.vformat(rule.message, (), hit.args)
         except (ValueError, IndexError, AttributeError, KeyError):
             message = rule.message
-        server = ctx.envelope.server or ""
-        fingerprint = hashlib.sha256(
-            f"{rule.code}\x00{server}\x00{item.method or ''}\x00{pointer}".encode(
-                "utf-8", "surrogatepass"
-            )
-        ).hexdigest()[:16]
+        fingerprint = finding_fingerprint(rule.code, ctx.envelope.server, item.method, pointer)
         value_fp = self.keys.value_fingerprint(hit.value) if hit.value is not None else None
         return Finding(
             code=rule.code,
@@ -482,8 +483,12 @@ class Engine:
         )
 
     def _exception_for(self, code: str, server: str | None) -> Any:
-        for exception in self.policy.exceptions:
-            if exception.expired(self._today):
+        exceptions = self.policy.exceptions
+        if not exceptions:
+            return None
+        today = self.clock()
+        for exception in exceptions:
+            if exception.expired(today):
                 continue
             if exception.matches(code, server):
                 exception.uses += 1
@@ -584,11 +589,13 @@ class Engine:
 
     def unused_exceptions(self) -> list[Any]:
         """Exceptions that never suppressed anything (EG902 at the end of a lint run)."""
-        return [e for e in self.policy.exceptions if e.uses == 0 and not e.expired(self._today)]
+        today = self.clock()
+        return [e for e in self.policy.exceptions if e.uses == 0 and not e.expired(today)]
 
     def expired_exceptions(self) -> list[Any]:
         """Exceptions past their expiry date (EG902)."""
-        return [e for e in self.policy.exceptions if e.expired(self._today)]
+        today = self.clock()
+        return [e for e in self.policy.exceptions if e.expired(today)]
 
     def close(self) -> None:
         """Close the audit sink."""

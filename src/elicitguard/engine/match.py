@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Mapping
 from functools import lru_cache
+from typing import Any
 
 import re2
 
@@ -21,6 +22,7 @@ from elicitguard.checks.url_facts import bare_host, site_of
 from elicitguard.checks.urls import host_in, parse_url
 from elicitguard.engine.context import CheckContext
 from elicitguard.engine.models import MatchExpr
+from elicitguard.engine.yamlfile import LineMap, line_for
 from elicitguard.errors import RuleSpecError
 from elicitguard.protocol.items import Item
 
@@ -28,25 +30,47 @@ __all__ = ["Predicate", "compile_match"]
 
 Predicate = Callable[[Item, CheckContext], bool]
 
+#: RE2 options that keep RE2's own log lines off stderr: the error is ours to report.
+_QUIET = re2.Options()
+_QUIET.log_errors = False
 
-def compile_match(expr: MatchExpr, *, file: str | None = None) -> Predicate:
-    """Compile ``expr``; a bad regex or glob raises :class:`RuleSpecError`."""
+
+def compile_match(
+    expr: MatchExpr,
+    *,
+    file: str | None = None,
+    lines: LineMap | None = None,
+    path: tuple[Any, ...] = ("match",),
+) -> Predicate:
+    """Compile ``expr``; a bad regex raises :class:`RuleSpecError` naming file and line.
+
+    ``lines`` is the rule file's line map and ``path`` the key path of ``expr`` in it.
+    """
     if expr.any is not None:
-        parts = [compile_match(e, file=file) for e in expr.any]
+        parts = [
+            compile_match(e, file=file, lines=lines, path=(*path, "any", i))
+            for i, e in enumerate(expr.any)
+        ]
         return lambda item, ctx: any(p(item, ctx) for p in parts)
     if expr.all is not None:
-        parts = [compile_match(e, file=file) for e in expr.all]
+        parts = [
+            compile_match(e, file=file, lines=lines, path=(*path, "all", i))
+            for i, e in enumerate(expr.all)
+        ]
         return lambda item, ctx: all(p(item, ctx) for p in parts)
     if expr.not_ is not None:
-        inner = compile_match(expr.not_, file=file)
+        inner = compile_match(expr.not_, file=file, lines=lines, path=(*path, "not"))
         return lambda item, ctx: not inner(item, ctx)
     assert expr.field is not None  # guaranteed by MatchExpr's validator
     getter = _FIELD_GETTERS[expr.field]
-    test = _operator(expr, expr.field, file)
+    line = line_for(lines, (*path, "regex")) if lines is not None else None
+    test = _operator(expr, expr.field, file, line)
     return lambda item, ctx: any(test(v, ctx) for v in getter(item, ctx))
 
 
-def _operator(expr: MatchExpr, field: str, file: str | None) -> Callable[[str, CheckContext], bool]:
+def _operator(
+    expr: MatchExpr, field: str, file: str | None, line: int | None = None
+) -> Callable[[str, CheckContext], bool]:
     if expr.equals is not None:
         wanted = str(expr.equals).lower() if isinstance(expr.equals, bool) else str(expr.equals)
         return lambda value, ctx: value == wanted
@@ -58,7 +82,7 @@ def _operator(expr: MatchExpr, field: str, file: str | None) -> Callable[[str, C
         return lambda value, ctx: fnmatch.fnmatchcase(value, pattern)
     if expr.regex is not None:
         try:
-            compiled = re2.compile(expr.regex)
+            compiled = re2.compile(expr.regex, _QUIET)
         except re2.error as exc:
             reason = exc.args[0] if exc.args else ""
             reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
@@ -66,7 +90,7 @@ def _operator(expr: MatchExpr, field: str, file: str | None) -> Callable[[str, C
                 f"regex {expr.regex!r} is not valid RE2 syntax ({reason}); "
                 "RE2 has no backreferences or lookaround, which is what keeps it linear-time"
             )
-            raise RuleSpecError(msg, file=file) from None
+            raise RuleSpecError(msg, file=file, line=line) from None
         return lambda value, ctx: compiled.search(value) is not None
     list_name = expr.in_
     assert list_name is not None

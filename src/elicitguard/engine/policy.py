@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from elicitguard._resources import data_dir
 from elicitguard.base.decision import Action, Confidence, Severity
-from elicitguard.engine.context import CheckFn, get_check, is_pure
+from elicitguard.engine.context import CheckFn, get_check, is_pure, params_model
 from elicitguard.engine.match import Predicate, compile_match
 from elicitguard.engine.models import (
     ExceptionSpec,
@@ -305,6 +305,8 @@ class _RuleState:
     actions_by_side: dict[Side, Any] = field(default_factory=dict)
     severity: Severity | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: Per param key, where a policy layer last set it (file, lines, key path of ``params``).
+    params_where: dict[str, tuple[str, LineMap, tuple[Any, ...]]] = field(default_factory=dict)
     final: bool = False
     final_where: str = ""
 
@@ -323,6 +325,7 @@ def _compile(layers: list[Layer], env: str, select: list[str], ignore: list[str]
             raise RuleSpecError(msg, file=str(rule.path))
         by_code[rule.spec.code] = rule
     states = {code: _RuleState() for code in by_code}
+    errors: list[PolicyError] = []  # every rule-level error of the files, reported together
     for layer in layers:
         overlays: list[tuple[dict[str, RuleOverride], tuple[str, ...]]] = [
             (layer.spec.rules or {}, ("rules",))
@@ -331,10 +334,15 @@ def _compile(layers: list[Layer], env: str, select: list[str], ignore: list[str]
         if env_overlay is not None and env_overlay.rules:
             overlays.append((env_overlay.rules, ("environments", env, "rules")))
         for overrides, path in overlays:
-            _apply_overrides(overrides, path, layer, states, by_code)
-    rules = {
-        code: _compiled(by_code[code], states[code], select, ignore) for code in sorted(by_code)
-    }
+            _apply_overrides(overrides, path, layer, states, by_code, errors)
+    rules: dict[str, CompiledRule] = {}
+    for code in sorted(by_code):
+        try:
+            rules[code] = _compiled(by_code[code], states[code], select, ignore)
+        except RuleSpecError as exc:
+            errors.append(exc)
+    exceptions = _exceptions(layers, env, list(by_code), errors)
+    _raise_all(errors)
     policy = Policy(
         name=_last(layers, "name") or Path(layers[-1].file).stem,
         revision=_revision(layers, loaded),
@@ -345,7 +353,7 @@ def _compile(layers: list[Layer], env: str, select: list[str], ignore: list[str]
         push_error_code=_sub(layers, "on_block", "push_error_code") or -31001,
         rules=rules,
         lists=_lists(layers, env),
-        exceptions=_exceptions(layers, env),
+        exceptions=exceptions,
         limits=_limits(layers, env),
         layers=layers,
         keys_file=_keys_file(layers),
@@ -369,28 +377,42 @@ def _apply_overrides(
     layer: Layer,
     states: dict[str, _RuleState],
     by_code: dict[str, LoadedRule],
+    errors: list[PolicyError],
 ) -> None:
     globs = sorted((k for k in overrides if any(c in k for c in "*?[")), key=len)
     exact = [k for k in overrides if k not in globs]
+    bad: set[str] = set()
     for key in globs:
         if not _CODE_GLOB.fullmatch(key) or not any(fnmatch.fnmatchcase(c, key) for c in by_code):
             msg = (
                 f"rule glob {key!r} matches no rule; write a code such as EG102 or a glob "
                 "such as 'EG1*' (capitals, digits, * and ?)"
             )
-            raise RuleSpecError(msg, file=layer.file, line=layer.lines.get((*path, key)))
+            errors.append(RuleSpecError(msg, file=layer.file, line=layer.lines.get((*path, key))))
+            bad.add(key)
     for key in exact:
         if key not in by_code:
             suggestion = suggest_code(key, list(by_code))
             hint = f"; did you mean {suggestion}?" if suggestion else ""
             msg = f"unknown rule code {key}{hint} (`elicitguard rules list` shows them)"
-            raise UnknownRuleError(msg, file=layer.file, line=layer.lines.get((*path, key)))
+            line = layer.lines.get((*path, key))
+            errors.append(UnknownRuleError(msg, file=layer.file, line=line))
+            bad.add(key)
     for key in [*globs, *exact]:
+        if key in bad:
+            continue
         override = overrides[key]
         line = layer.lines.get((*path, key))
         for code in by_code:
             if code == key or (key in globs and fnmatch.fnmatchcase(code, key)):
-                _apply_one(states[code], override, code, by_code[code], layer.file, line)
+                try:
+                    _apply_one(states[code], override, code, by_code[code], layer.file, line)
+                except RuleSpecError as exc:
+                    errors.append(exc)
+                    break
+                if override.params is not None:
+                    where = (layer.file, layer.lines, (*path, key, "params"))
+                    states[code].params_where.update(dict.fromkeys(override.params, where))
 
 
 def suggest_code(key: str, codes: list[str]) -> str | None:
@@ -480,7 +502,13 @@ def _compiled(
     if any(fnmatch.fnmatchcase(spec.code, s) for s in ignore):
         actions = dict.fromkeys(Side)
     params = {**spec.params, **state.params}
-    match = compile_match(spec.match, file=str(rule.path)) if spec.match is not None else None
+    if spec.check is not None and spec.check != ENGINE_CHECK:
+        _validate_params(rule, state, params)
+    match = (
+        compile_match(spec.match, file=str(rule.path), lines=rule.lines)
+        if spec.match is not None
+        else None
+    )
     check = None
     if spec.check is not None and spec.check != ENGINE_CHECK:
         check = get_check(spec.check)
@@ -510,6 +538,28 @@ def _compiled(
         loaded=rule,
         pure=check is not None and spec.check is not None and is_pure(spec.check),
     )
+
+
+def _validate_params(rule: LoadedRule, state: _RuleState, params: dict[str, Any]) -> None:
+    """Check ``params`` against the model the rule's check declared; the error names the
+    file and line where the offending key was written (a policy layer or the rule file)."""
+    assert rule.spec.check is not None
+    model = params_model(rule.spec.check)
+    if model is None:
+        return
+    try:
+        model.model_validate(params)
+    except ValidationError as exc:
+        loc = exc.errors()[0].get("loc", ())
+        key = str(loc[0]) if loc else None
+        where = state.params_where.get(key) if key is not None else None
+        if where is None and key is None and state.params_where:
+            where = next(reversed(state.params_where.values()))
+        file, lines, prefix = where or (str(rule.path), rule.lines, ("params",))
+        error = validation_error(exc, model, file=file, lines=lines, prefix=prefix)
+        detail = error.bare_message.removeprefix("(top level): ")
+        msg = f"{rule.spec.code} ({rule.spec.check}) params: {detail}"
+        raise RuleSpecError(msg, file=file, line=error.line) from None
 
 
 def _eras(names: Sequence[str]) -> frozenset[str] | None:
@@ -630,7 +680,38 @@ def _valid_host_entry(value: str) -> bool:
     return all(_LABEL.fullmatch(label) for label in host.split("."))
 
 
-def _exceptions(layers: list[Layer], env: str) -> list[PolicyException]:
+def _raise_all(errors: list[PolicyError]) -> None:
+    """Raise the first error with every other one in its ``more`` (file order kept)."""
+    if not errors:
+        return
+    flat: list[PolicyError] = []
+    seen: dict[tuple[str | None, int | None, str], int] = {}
+    every = [e for found in errors for e in found.all]
+    for error in sorted(every, key=lambda e: (e.file or "", e.line or 0)):
+        # One line for a glob's params error that repeats per rule: "EG201, EG203 params: ..."
+        head, sep, detail = error.bare_message.partition(" params: ")
+        key = (error.file, error.line, detail if sep else error.bare_message)
+        if sep and key in seen:
+            known = flat[seen[key]]
+            codes = known.bare_message.partition(" params: ")[0].split(" (")[0]
+            merged = f"{codes}, {head.split(' ')[0]} params: {detail}"
+            flat[seen[key]] = type(known)(merged, file=known.file, line=known.line)
+            continue
+        seen[key] = len(flat)
+        flat.append(error)
+    first = flat[0]
+    raise type(first)(
+        first.bare_message,
+        file=first.file,
+        line=first.line,
+        column=first.column,
+        more=tuple(flat[1:]),
+    )
+
+
+def _exceptions(
+    layers: list[Layer], env: str, codes: list[str], errors: list[PolicyError]
+) -> list[PolicyException]:
     found: list[PolicyException] = []
     for layer in layers:
         entries: list[tuple[ExceptionSpec, tuple[Any, ...]]] = [
@@ -643,8 +724,29 @@ def _exceptions(layers: list[Layer], env: str) -> list[PolicyException]:
                 for i, e in enumerate(overlay.exceptions)
             )
         for spec, path in entries:
+            try:
+                _check_exception_codes(spec, layer, path, codes)
+            except UnknownRuleError as exc:
+                errors.append(exc)
             found.append(PolicyException(spec, layer.file, layer.lines.get(path), len(found)))
     return found
+
+
+def _check_exception_codes(
+    spec: ExceptionSpec, layer: Layer, path: tuple[Any, ...], codes: list[str]
+) -> None:
+    """An exception naming a rule no pack defines would never suppress anything: refuse it."""
+    for index, pattern in enumerate(spec.rules):
+        if any(fnmatch.fnmatchcase(code, pattern) for code in codes):
+            continue
+        line = layer.lines.get((*path, "rules", index)) or layer.lines.get(path)
+        if any(c in pattern for c in "*?["):
+            msg = f"exception rule glob {pattern!r} matches no rule; write a code or a glob such as 'EG3*'"
+        else:
+            suggestion = suggest_code(pattern, codes)
+            hint = f"; did you mean {suggestion}?" if suggestion else ""
+            msg = f"exception names unknown rule code {pattern}{hint} (`elicitguard rules list` shows them)"
+        raise UnknownRuleError(msg, file=layer.file, line=line)
 
 
 def _limits(layers: list[Layer], env: str) -> Limits:
