@@ -21,6 +21,7 @@ import orjson
 import yaml
 
 from elicitguard._version import __version__
+from elicitguard.commands import rules_new
 from elicitguard.errors import ElicitguardError, PolicyError
 
 __all__ = ["main"]
@@ -89,10 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     rd = rules_sub.add_parser("docs", help="generate docs/rules pages from the rule files")
     rd.add_argument("--output", type=Path, default=Path("docs/rules"))
     rd.add_argument("--check", action="store_true", help="fail when a page is stale")
+    rules_new.add_parser(rules_sub)
 
     policy = sub.add_parser("policy", help="validate, show and describe policies")
     policy_sub = policy.add_subparsers(dest="policy_command", required=True)
-    pv = policy_sub.add_parser("validate", help="load a policy and report the first error")
+    pv = policy_sub.add_parser("validate", help="load a policy and report every error in it")
     pv.add_argument("file")
     pv.add_argument("--env", choices=("dev", "test", "prod"))
     ps = policy_sub.add_parser("show", help="show the resolved policy")
