@@ -21,7 +21,6 @@ import orjson
 import yaml
 
 from elicitguard._version import __version__
-from elicitguard.commands import rules_new
 from elicitguard.errors import ElicitguardError, PolicyError
 
 __all__ = ["main"]
@@ -90,7 +89,6 @@ def _parser() -> argparse.ArgumentParser:
     rd = rules_sub.add_parser("docs", help="generate docs/rules pages from the rule files")
     rd.add_argument("--output", type=Path, default=Path("docs/rules"))
     rd.add_argument("--check", action="store_true", help="fail when a page is stale")
-    rules_new.add_parser(rules_sub)
 
     policy = sub.add_parser("policy", help="validate, show and describe policies")
     policy_sub = policy.add_subparsers(dest="policy_command", required=True)

@@ -22,7 +22,7 @@ from typing import Any
 
 from elicitguard.engine.models import CODE_PATTERN
 
-__all__ = ["FAMILY_MODULES", "add_parser", "run", "scaffold"]
+__all__ = ["FAMILY_MODULES", "add_parser", "register", "run", "scaffold"]
 
 #: The module of ``engine/builtin/`` that holds each family's checks.
 FAMILY_MODULES: dict[str, str] = {
@@ -41,6 +41,17 @@ _BUILTIN = Path("src") / "elicitguard" / "engine" / "builtin"
 
 class ScaffoldError(ValueError):
     """The rule cannot be created as asked; the message says what to write instead."""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``new`` to the ``rules`` command (registered before the modules of ``commands/``)."""
+    rules = subparsers.choices.get("rules")
+    if rules is None:
+        return
+    for action in rules._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            add_parser(action)
+            return
 
 
 def add_parser(rules_sub: Any) -> None:
