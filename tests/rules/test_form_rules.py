@@ -15,14 +15,13 @@ from typing import Any
 import pytest
 
 from elicitguard import Action, Direction, Engine, Envelope, Side, load_policy
-from elicitguard.audit.sink import AuditSink
 from elicitguard.base.decision import Decision
-from elicitguard.base.keys import KeyRing
 from elicitguard.checks.forms import ALL_LANGUAGES
 from elicitguard.engine.builtin.form_rules import settings_of
 from elicitguard.engine.cases import evaluate_case
 from elicitguard.engine.rules import builtin_rules, load_cases
 from elicitguard.errors import RuleSpecError
+from elicitguard.testing import quiet_engine
 
 C2S = Direction.CLIENT_TO_SERVER
 S2C = Direction.SERVER_TO_CLIENT
@@ -36,8 +35,7 @@ RANDOM_KEY = "Qm7" + "xT2vL9pK4sW8nB3cR6yH1dF5gJ0aZ2eU"
 
 
 def make_engine(policy: dict[str, Any] | None = None) -> Engine:
-    layers = [policy] if policy else None
-    return Engine(load_policy(environ={}, extra_layers=layers), audit=AuditSink(io.StringIO()), keys=KeyRing.random())
+    return quiet_engine(layers=[policy] if policy else None, audit=io.StringIO())
 
 
 def form_params(props: dict[str, Any], message: str = "Please fill in the form") -> dict[str, Any]:
