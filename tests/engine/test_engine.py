@@ -12,7 +12,7 @@ import pytest
 
 from elicitguard import Action, Direction, Engine, Envelope, Hit, Side, load_policy
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.policy import _dispatch
+from elicitguard.engine.rule_overrides import _dispatch
 from elicitguard.protocol.items import Item
 from elicitguard.testing import quiet_engine
 

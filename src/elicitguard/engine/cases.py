@@ -145,7 +145,7 @@ def evaluate_case(
         ):
             rule.actions[side] = _fallback_action(rule.loaded)
     if any(a is not None for a in rule.actions.values()):
-        from elicitguard.engine.policy import _dispatch
+        from elicitguard.engine.rule_overrides import _dispatch
 
         policy.dispatch = _dispatch(policy.rules)
     keys = KeyRing.random()
