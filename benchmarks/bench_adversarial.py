@@ -16,7 +16,7 @@ from typing import Any
 
 from elicitguard.checks.forms._lexicon import compile_lexicon
 from elicitguard.checks.pii import scan_pii
-from elicitguard.checks.schema import _is_email, _is_uri
+from elicitguard.checks.schema._formats import _is_email, _is_uri
 from elicitguard.checks.secrets import scan_text
 from elicitguard.checks.urls import find_urls_in_text, parse_url
 from elicitguard.engine.match import _operator

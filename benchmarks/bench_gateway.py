@@ -26,7 +26,7 @@ from harness import Pair, measure_pair, print_table  # noqa: E402
 
 from elicitguard import Direction, Engine, load_policy  # noqa: E402
 from elicitguard.audit.sink import AuditSink  # noqa: E402
-from elicitguard.identity.keys import KeyRing  # noqa: E402
+from elicitguard.base.keys import KeyRing  # noqa: E402
 from elicitguard.integrations.actions import Relay  # noqa: E402
 from elicitguard.protocol.envelope import Side, Transport  # noqa: E402
 

@@ -47,7 +47,7 @@ from harness import Pair, measure_pair, print_table
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing, load_keyring
+from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.identity.principal import Principal
 from elicitguard.identity.sealing import RequestStateGuard, RequestStateSealer
 from elicitguard.identity.stores import MemoryStore, RedisStore, SecureStore

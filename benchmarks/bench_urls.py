@@ -35,6 +35,7 @@ from harness import Pair, measure_pair, print_table
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.checks.url_safety import (
     binding_handle,
     credentials_in_url,
@@ -44,7 +45,6 @@ from elicitguard.checks.url_safety import (
     preauthenticated_url,
 )
 from elicitguard.checks.urls import parse_url
-from elicitguard.identity.keys import KeyRing
 
 ALNUM = string.ascii_letters + string.digits
 URLSAFE = ALNUM + "-_"

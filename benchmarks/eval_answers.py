@@ -44,8 +44,8 @@ from answer_cases import build
 
 from elicitguard import Direction, Engine, Envelope, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.checks.secrets import hidden_secret, nested_secret, scan_value, split_secret
-from elicitguard.identity.keys import KeyRing
 
 HERE = Path(__file__).resolve().parent
 PEERS = HERE / "data" / "peers" / "answers.jsonl"

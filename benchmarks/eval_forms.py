@@ -45,7 +45,7 @@ import yaml
 
 from elicitguard import Direction, Engine, Envelope, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "forms_heldout.yaml"

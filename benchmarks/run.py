@@ -26,7 +26,7 @@ from workloads import form_request, ordinary_messages, url_request
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 
 
 def _engine() -> Engine:

@@ -10,7 +10,7 @@ from _common import EXPECTED, main
 with atheris.instrument_imports():
     from elicitguard import Direction, Engine, Envelope, Side, load_policy
     from elicitguard.audit.sink import AuditSink
-    from elicitguard.identity.keys import KeyRing
+    from elicitguard.base.keys import KeyRing
     from elicitguard.protocol.extract import extract
     from elicitguard.protocol.parsing import parse_frame
     from elicitguard.protocol.session import SessionState

@@ -35,9 +35,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from elicitguard import Engine, load_policy
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import BindingError
 from elicitguard.identity.binding import BIND_PARAM, UrlBinder
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import Principal
 from elicitguard.identity.stores import MemoryStore
 

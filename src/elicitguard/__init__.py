@@ -14,8 +14,7 @@ The names below are the public API; everything else may change between releases.
 """
 
 from elicitguard._version import __version__
-from elicitguard.engine.context import CheckContext, CheckFn, check
-from elicitguard.engine.decision import (
+from elicitguard.base.decision import (
     Action,
     Confidence,
     Decision,
@@ -24,6 +23,7 @@ from elicitguard.engine.decision import (
     Severity,
     Suppressed,
 )
+from elicitguard.engine.context import CheckContext, CheckFn, check
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy, load_policy
 from elicitguard.errors import (

@@ -48,7 +48,7 @@ COMMANDS: tuple[str, ...] = (
     "completion",
 )
 #: ``(group, module)``: modules that add a subcommand to a group's subparsers.
-SUBCOMMANDS: tuple[tuple[str, str], ...] = ()
+SUBCOMMANDS: tuple[tuple[str, str], ...] = (("rules", "rules_new"),)
 
 FIRST_STEPS = """\
 first steps:

@@ -42,16 +42,37 @@ class ElicitguardError(Exception):
 
 
 class PolicyError(ElicitguardError):
-    """A policy or rule pack cannot be loaded; the message names file, line and the fix."""
+    """A policy or rule pack cannot be loaded; the message names file, line and the fix.
 
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
+    ``more`` holds further errors found in the same pass (``policy validate`` reports every
+    error of a file, not just the first); the text lists each on its own line.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        more: tuple[PolicyError, ...] = (),
+    ) -> None:
         self.file = file
         self.line = line
+        self.column = column
+        self.more = more
         where = ""
         if file is not None:
             where = f"{file}:{line}: " if line is not None else f"{file}: "
-        super().__init__(f"{where}{message}")
+            if line is not None and column is not None:
+                where = f"{file}:{line}:{column}: "
+        super().__init__(f"{where}{message}" + "".join(f"\n{e}" for e in more))
         self.bare_message = message
+
+    @property
+    def all(self) -> tuple[PolicyError, ...]:
+        """This error and the ones found with it, in file order."""
+        return (self, *self.more)
 
 
 class PackLoadError(PolicyError):

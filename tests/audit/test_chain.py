@@ -12,11 +12,11 @@ import pytest
 
 from elicitguard.audit.chain import Checkpoint, canonical, verify_chain
 from elicitguard.audit.sink import open_sink
+from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.cli import main
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import load_policy
 from elicitguard.errors import KeyConfigError
-from elicitguard.identity.keys import KeyRing, load_keyring
 
 TRAFFIC = Path(__file__).resolve().parents[2] / "examples" / "traffic"
 

@@ -10,20 +10,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from elicitguard.base.pointer import escape_pointer as json_pointer_escape
 from elicitguard.checks.schema import (
-    ERAS,
     KINDS,
-    LATEST_ERA,
     MAX_ISSUES,
     SchemaIssue,
     content_issues,
     era_feature_issues,
-    is_known_era,
-    json_pointer_escape,
-    normalize_era,
     result_shape_issues,
     schema_subset_issues,
 )
+from elicitguard.protocol.versions import ELICITATION_ERAS as ERAS
+from elicitguard.protocol.versions import LATEST_ERA, is_known_era
+from elicitguard.protocol.versions import elicitation_era as normalize_era
 
 OLD, MID, NEW = ERAS  # 2025-06-18, 2025-11-25, 2026-07-28
 
@@ -1433,8 +1432,10 @@ def test_json_pointer_escape(key: str, escaped: str) -> None:
         (OLD, True, OLD),
         (MID, True, MID),
         (NEW, True, NEW),
-        # draft is 2026-07-28
+        # draft is 2026-07-28, and so are the other aliases of protocol.versions
         ("draft", True, NEW),
+        ("latest", True, NEW),
+        ("modern", True, NEW),
         # an unknown string
         ("2024-11-05", False, NEW),
         # not a string

@@ -16,15 +16,12 @@ from typing import Any
 import pytest
 
 from elicitguard.audit.sink import AuditSink
-from elicitguard.engine.builtin.domain_rules import (
-    protected_domains_for,
-    server_domains,
-    url_part_at,
-)
-from elicitguard.engine.decision import Action, Decision, Severity
+from elicitguard.base.decision import Action, Decision, Severity
+from elicitguard.base.keys import KeyRing
+from elicitguard.checks.url_facts import protected_domains_for, server_domains
+from elicitguard.engine.builtin.domain_rules import url_part_at
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy, load_policy
-from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 
 

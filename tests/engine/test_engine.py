@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 
 from elicitguard import Action, Direction, Engine, Envelope, Hit, Side, load_policy
-from elicitguard.audit.sink import AuditSink
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.policy import _dispatch
-from elicitguard.identity.keys import KeyRing
+from elicitguard.engine.rule_overrides import _dispatch
 from elicitguard.protocol.items import Item
+from elicitguard.testing import quiet_engine
 
 S2C = Direction.SERVER_TO_CLIENT
 C2S = Direction.CLIENT_TO_SERVER
@@ -52,10 +51,7 @@ FORM_REQUEST = {
 
 def make_engine(policy: Any = None) -> tuple[Engine, io.StringIO]:
     stream = io.StringIO()
-    engine = Engine(
-        policy or load_policy(environ={}), audit=AuditSink(stream), keys=KeyRing.random()
-    )
-    return engine, stream
+    return quiet_engine(policy, audit=stream), stream
 
 
 def handshake(engine: Engine) -> None:

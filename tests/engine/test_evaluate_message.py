@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from elicitguard import Direction, Engine, Envelope, Side, load_policy
-from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard import Direction, Engine, Envelope, Side
+from elicitguard.base.keys import KeyRing
+from elicitguard.testing import quiet_engine
 
 KEYS = KeyRing.random()
 
@@ -36,7 +36,7 @@ CALL: dict[str, Any] = {
 
 
 def _engine() -> Engine:
-    return Engine(load_policy(environ={}), audit=AuditSink(None), keys=KEYS)
+    return quiet_engine(keys=KEYS)
 
 
 def _codes(engine: Engine, message: dict[str, Any], direction: Direction, **ctx: Any) -> list[str]:

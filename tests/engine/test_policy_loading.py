@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from elicitguard.engine.decision import Action
+from elicitguard.base.decision import Action
 from elicitguard.engine.policy import PRESETS, load_policy
 from elicitguard.errors import PackLoadError, PolicyError, RuleSpecError, UnknownRuleError
 from elicitguard.protocol.envelope import Side
@@ -76,7 +76,7 @@ def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
     path = write(tmp_path, "p.yaml", "name: x\nrules: [\n  unclosed\n")
     with pytest.raises(PackLoadError) as info:
         load_policy(path, environ={})
-    assert "YAML syntax error" in str(info.value)
+    assert "an unclosed [ or {" in str(info.value)
     assert str(path) in str(info.value)
 
 

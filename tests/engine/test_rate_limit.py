@@ -7,7 +7,7 @@ from typing import Any
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 from elicitguard.integrations.actions import Forward, Reply, act
 
 INIT = {

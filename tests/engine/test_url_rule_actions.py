@@ -6,10 +6,10 @@ import io
 from typing import Any
 
 from elicitguard.audit.sink import AuditSink
-from elicitguard.engine.decision import Action, Severity
+from elicitguard.base.decision import Action, Severity
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import load_policy
-from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 
 CODE_URL = "https://app.example.com/oauth/callback?code=Xb7Lq2Wn9Rt4Vm8Kc3Zp6Yd1&state=Hj5Gf0Ds9Ak2"

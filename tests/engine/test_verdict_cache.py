@@ -17,11 +17,12 @@ from tests.corpus import capture_envelopes, case_envelopes
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.decision import Decision
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.context import is_pure, registered_checks
-from elicitguard.engine.decision import Decision
 from elicitguard.engine.verdicts import VerdictCache, item_key
-from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.items import ABSENT, Item, ItemKind
+from elicitguard.testing import quiet_engine
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,8 +49,8 @@ def _summary(decision: Decision) -> tuple[Any, ...]:
 
 def _engines(preset: str) -> tuple[Engine, Engine]:
     keys = KeyRing.random()
-    cached = Engine(load_policy(f"builtin:{preset}", environ={}), audit=AuditSink(None), keys=keys)
-    fresh = Engine(load_policy(f"builtin:{preset}", environ={}), audit=AuditSink(None), keys=keys)
+    cached = quiet_engine(f"builtin:{preset}", keys=keys)
+    fresh = quiet_engine(f"builtin:{preset}", keys=keys)
     fresh.verdicts = None
     return cached, fresh
 

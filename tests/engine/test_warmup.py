@@ -8,7 +8,7 @@ import sys
 
 from elicitguard import Engine, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 
 
 def test_warm_up_leaves_the_engine_as_it_was() -> None:

@@ -31,9 +31,9 @@ from tests.corpus import case_envelopes
 
 from elicitguard import Engine, Envelope, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.context import CheckContext, registered_checks
 from elicitguard.engine.rules import builtin_rules
-from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.envelope import Side
 from elicitguard.protocol.extract import extract
 from elicitguard.protocol.items import ItemKind

@@ -23,11 +23,12 @@ from hypothesis import strategies as st
 from elicitguard import Action, Decision, Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.redact import REDACTED, Redactor, redact_value
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.decision import Confidence, Finding, Severity
+from elicitguard.base.keys import KeyRing
 from elicitguard.checks.urls import parse_url
-from elicitguard.engine.decision import Confidence, Finding, Severity
 from elicitguard.engine.policy import PRESETS
-from elicitguard.identity.keys import KeyRing
 from elicitguard.lint.envelopes import envelope_from_dict
+from elicitguard.testing import quiet_engine
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("ELICITGUARD_HYPOTHESIS_EXAMPLES", "60"))
@@ -56,11 +57,7 @@ json_value = st.recursive(
 
 @cache
 def _engine(preset: str) -> Engine:
-    return Engine(
-        load_policy(f"builtin:{preset}", environ={}),
-        audit=AuditSink(io.StringIO()),
-        keys=KeyRing.random(),
-    )
+    return quiet_engine(f"builtin:{preset}", audit=io.StringIO())
 
 
 @cache

@@ -22,7 +22,7 @@ from tests.integrations.support import ELICITGUARD, PY, read_line, stop
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 from elicitguard.lint.runner import Linter
 
 PEER = str(Path(__file__).with_name("wire_peer.py"))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from tests.integration_support import require, require_module
 
-from elicitguard.identity.keys import KeyRing, load_keyring
+from elicitguard.base.keys import KeyRing, load_keyring
 
 
 def key_json(*ids: str, retired: tuple[str, ...] = ()) -> str:

@@ -12,9 +12,9 @@ from tests.identity.conftest import key_json
 
 from elicitguard import Engine, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.errors import BindingError
 from elicitguard.identity.binding import BIND_PARAM, UrlBinder, handle_secret_bits
-from elicitguard.identity.keys import KeyRing, load_keyring
 from elicitguard.identity.principal import Principal
 from elicitguard.identity.stores import MemoryStore
 

@@ -13,14 +13,13 @@ from tests.identity.asgi_server import serve_asgi
 from tests.identity.jwt_support import AUDIENCE, Signer
 from tests.integration_support import require_module
 
-from elicitguard import Direction, Engine, Envelope, Side, load_policy
-from elicitguard.audit.sink import AuditSink
+from elicitguard import Direction, Engine, Envelope, Side
 from elicitguard.errors import PassthroughBlocked
 from elicitguard.identity.egress import AsyncGuardedTransport, EgressGuard, GuardedTransport
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import Principal, use_principal
 from elicitguard.identity.tokens import token_fingerprint
 from elicitguard.identity.vault import CredentialVault
+from elicitguard.testing import quiet_engine
 
 CLIENT_TOKEN = "mcp-client-token-0123456789abcdef"
 OUR_AS = Signer("ours")
@@ -51,10 +50,7 @@ def api() -> Any:
 
 
 def _engine(out: io.StringIO, *, mode: str = "enforce") -> Engine:
-    policy = load_policy(
-        extra_layers=[{"identity": {"audience": AUDIENCE}, "mode": mode}], environ={}
-    )
-    return Engine(policy, audit=AuditSink(out), keys=KeyRing.random())
+    return quiet_engine(layers=[{"identity": {"audience": AUDIENCE}, "mode": mode}], audit=out)
 
 
 def _alice(engine: Engine) -> Principal:

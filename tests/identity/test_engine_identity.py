@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import io
 
-from elicitguard import Direction, Engine, Envelope, Side, Transport, load_policy
-from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard import Direction, Engine, Envelope, Side, Transport
 from elicitguard.identity.principal import Principal
 from elicitguard.identity.vault import CredentialVault
+from elicitguard.testing import quiet_engine
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -17,8 +16,7 @@ META = {
 
 
 def _engine(*layers: dict[str, object]) -> Engine:
-    policy = load_policy(extra_layers=list(layers), environ={})
-    return Engine(policy, audit=AuditSink(io.StringIO()), keys=KeyRing.random())
+    return quiet_engine(layers=list(layers), audit=io.StringIO())
 
 
 def _request(

@@ -15,6 +15,7 @@ from tests.integration_support import require_module
 
 from elicitguard.audit.records import AuditLog
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import KeyConfigError
 from elicitguard.identity.http_auth import (
     BearerAuth,
@@ -23,7 +24,6 @@ from elicitguard.identity.http_auth import (
     principal_from_scope,
     www_authenticate,
 )
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import current_principal
 from elicitguard.identity.tokens import TokenConfig, TokenVerifier
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.errors import KeyConfigError
-from elicitguard.identity.keys import KeyRing, load_keyring
 
 SECRET = base64.b64encode(bytes(range(32))).decode()
 

@@ -12,8 +12,8 @@ from tests.identity.conftest import key_json
 
 from elicitguard.audit.records import AuditLog
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.errors import StateError
-from elicitguard.identity.keys import KeyRing, load_keyring
 from elicitguard.identity.principal import Principal
 from elicitguard.identity.sealing import (
     INVALID_STATE_MESSAGE,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from tests.identity.conftest import key_json
 
+from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.errors import KeyConfigError, PolicyError
-from elicitguard.identity.keys import KeyRing, load_keyring
 from elicitguard.identity.stores import (
     MemoryStore,
     RedisStore,

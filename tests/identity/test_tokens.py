@@ -23,8 +23,8 @@ from tests.identity.jwt_support import (
     write_jwks,
 )
 
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import KeyConfigError, TokenError
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.tokens import (
     TokenConfig,
     TokenVerifier,

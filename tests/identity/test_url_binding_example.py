@@ -17,7 +17,7 @@ from tests.integration_support import require_module
 
 from elicitguard import Engine, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 from elicitguard.identity.principal import Principal
 
 ROOT = Path(__file__).resolve().parents[2]

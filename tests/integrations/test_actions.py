@@ -12,8 +12,8 @@ import pytest
 
 from elicitguard import Direction, Engine, Hit, Side, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.identity.keys import KeyRing
 from elicitguard.integrations.actions import Drop, Forward, Relay, Replace, Reply, dumps
 from elicitguard.protocol.items import Item
 

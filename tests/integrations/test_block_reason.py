@@ -12,7 +12,7 @@ from typing import Any
 
 from elicitguard import Direction, Engine, Side, Transport, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 from elicitguard.integrations.actions import Relay, Reply, block_reason
 
 S2C = Direction.SERVER_TO_CLIENT

@@ -32,9 +32,9 @@ from tests.integrations.support import (
 
 from elicitguard import Engine, Hit, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.policy import _dispatch
-from elicitguard.identity.keys import KeyRing
+from elicitguard.engine.rule_overrides import _dispatch
 from elicitguard.integrations.actions import Relay
 from elicitguard.integrations.stdio_proxy import LineReader, StdioProxy
 from elicitguard.protocol.envelope import Side, Transport

@@ -15,8 +15,8 @@ from typing import Any
 
 from elicitguard import Direction, Engine, Side, Transport, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 from elicitguard.commands.proxy import unverified_user_notice
-from elicitguard.identity.keys import KeyRing
 from elicitguard.integrations.actions import Relay, Reply
 
 S2C = Direction.SERVER_TO_CLIENT

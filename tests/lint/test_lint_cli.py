@@ -264,7 +264,7 @@ def test_unused_and_expired_exceptions_are_reported(
     policy.write_text(
         "extends: ['builtin:default']\n"
         "exceptions:\n"
-        "  - {rules: [EG999], reason: never matches anything, expires: 2099-01-01}\n"
+        "  - {rules: [EG305], where: {server: no-such-server}, reason: never matches anything, expires: 2099-01-01}\n"
         "  - {rules: [EG102], reason: long gone, expires: 2001-01-01}\n"
     )
     _, report = lint_json(capsys, "--policy", str(policy), str(TRAFFIC / "2025-11-25-benign.jsonl"))

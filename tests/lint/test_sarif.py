@@ -154,7 +154,7 @@ def test_results_are_capped_per_rule_and_per_run(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(sarif, "MAX_RESULTS_PER_RULE", 3)
     monkeypatch.setattr(sarif, "MAX_RESULTS", 5)
     policy = load_policy()
-    from elicitguard.engine.decision import Action, Confidence, Finding, Severity
+    from elicitguard.base.decision import Action, Confidence, Finding, Severity
 
     def finding(code: str, severity: Severity, n: int) -> LintFinding:
         f = Finding(

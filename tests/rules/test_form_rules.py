@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from elicitguard import Action, Direction, Engine, Envelope, Side, load_policy
-from elicitguard.audit.sink import AuditSink
+from elicitguard.base.decision import Decision
 from elicitguard.checks.forms import ALL_LANGUAGES
 from elicitguard.engine.builtin.form_rules import settings_of
 from elicitguard.engine.cases import evaluate_case
-from elicitguard.engine.decision import Decision
 from elicitguard.engine.rules import builtin_rules, load_cases
-from elicitguard.identity.keys import KeyRing
+from elicitguard.errors import RuleSpecError
+from elicitguard.testing import quiet_engine
 
 C2S = Direction.CLIENT_TO_SERVER
 S2C = Direction.SERVER_TO_CLIENT
@@ -35,8 +35,7 @@ RANDOM_KEY = "Qm7" + "xT2vL9pK4sW8nB3cR6yH1dF5gJ0aZ2eU"
 
 
 def make_engine(policy: dict[str, Any] | None = None) -> Engine:
-    layers = [policy] if policy else None
-    return Engine(load_policy(environ={}, extra_layers=layers), audit=AuditSink(io.StringIO()), keys=KeyRing.random())
+    return quiet_engine(layers=[policy] if policy else None, audit=io.StringIO())
 
 
 def form_params(props: dict[str, Any], message: str = "Please fill in the form") -> dict[str, Any]:
@@ -165,23 +164,23 @@ def test_min_confidence_decides_which_verdicts_fire() -> None:
 
 
 @pytest.mark.parametrize(
-    ("params", "words"),
+    ("params", "words", "loaded"),
     [
-        ({"langauges": ["en"]}, "unknown form rule param"),  # a typo is an error
-        ({"languages": ["xx"]}, "no lexicon"),  # a language without a lexicon
-        ({"languages": "en"}, "list of strings"),  # not a list
-        ({"extra_words": {"en": {"pasword": ["x"]}}}, "unknown class"),  # a class typo
-        ({"min_confidence": "certain"}, "min_confidence"),  # not a level
+        ({"langauges": ["en"]}, "unknown form rule param", "unknown key 'langauges'"),  # a typo
+        ({"languages": ["xx"]}, "no lexicon", "no lexicon"),  # a language without a lexicon
+        ({"languages": "en"}, "list of strings", "valid list"),  # not a list
+        ({"extra_words": {"en": {"pasword": ["x"]}}}, "unknown class", "unknown class"),
+        ({"min_confidence": "certain"}, "min_confidence", "min_confidence"),  # not a level
     ],
 )
-def test_invalid_params_fail_closed_with_a_named_error(params: dict[str, Any], words: str) -> None:
-    """Bad params raise a ValueError naming the problem; in the engine that is EG901 (block)."""
+def test_invalid_params_are_a_load_error(params: dict[str, Any], words: str, loaded: str) -> None:
+    """Bad params are refused when the policy compiles, naming the rule and the problem
+    (never an EG901 on every form at run time)."""
     with pytest.raises(ValueError, match=words):
         settings_of(params)
-    engine = make_engine({"rules": {"EG201": {"params": params}}})
-    decision = push_request(engine, Side.CLIENT, {"n": {"type": "string", "title": "Name"}})
-    assert "EG901" in codes(decision)
-    assert decision.action == Action.BLOCK
+    with pytest.raises(RuleSpecError, match=loaded) as info:
+        make_engine({"rules": {"EG201": {"params": params}}})
+    assert "EG201" in str(info.value)
 
 
 def test_params_are_parsed_once_per_rule() -> None:

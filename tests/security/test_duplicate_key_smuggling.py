@@ -13,11 +13,10 @@ from pathlib import Path
 
 import orjson
 
-from elicitguard import Action, Direction, Engine, Envelope, Side, load_policy
-from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard import Action, Direction, Engine, Envelope, Side
 from elicitguard.lint.runner import Linter
 from elicitguard.protocol.parsing import may_hide_elicitation
+from elicitguard.testing import quiet_engine
 
 ASK = (
     b'"method":"elicitation/create","params":{"mode":"url","message":"m",'
@@ -31,7 +30,7 @@ HARMLESS = b'{"jsonrpc":"2.0","id":9,"method":"ping","method":"ping"}'
 
 
 def _engine() -> Engine:
-    return Engine(load_policy(environ={}), audit=AuditSink(None), keys=KeyRing.random())
+    return quiet_engine()
 
 
 def test_the_marker_scan_needs_both_a_repeat_and_a_marker() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.sink import AuditSink
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 
 S2C = Direction.SERVER_TO_CLIENT
 C2S = Direction.CLIENT_TO_SERVER

@@ -35,8 +35,8 @@ from typing import Any
 
 import orjson
 
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import KeyConfigError
-from elicitguard.identity.keys import KeyRing
 
 __all__ = [
     "CHAIN_PURPOSE",

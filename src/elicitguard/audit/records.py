@@ -14,11 +14,12 @@ import itertools
 import threading
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from elicitguard.audit.sink import AuditSink
-from elicitguard.engine.decision import Decision
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.decision import Decision
+from elicitguard.base.keys import KeyRing
+from elicitguard.checks.url_facts import bare_host, site_of
+from elicitguard.checks.urls import parse_url
 from elicitguard.protocol.envelope import Envelope
 from elicitguard.protocol.items import Item, ItemKind
 
@@ -201,15 +202,10 @@ def _url_meta_cached(url: str) -> tuple[tuple[str, Any], ...]:
 
 
 def _url_meta(url: str) -> dict[str, Any]:
-    from elicitguard.engine.match import registrable_domain
-
-    try:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-    except ValueError:
-        return {"url_scheme": None, "url_domain": None, "idn": None}
+    parsed = parse_url(url)  # the host EG3xx and match: rules see, never a second parser's
+    host = bare_host(parsed)
     return {
-        "url_scheme": parts.scheme.lower()[:16] or None,
-        "url_domain": registrable_domain(host) if host else None,
+        "url_scheme": parsed.scheme[:16] or None,
+        "url_domain": site_of(host) if host else None,
         "idn": "xn--" in host or not host.isascii(),
     }

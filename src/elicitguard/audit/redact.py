@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from elicitguard.checks.secrets import scan_text
+from elicitguard.checks import secrets
 
 __all__ = ["REDACTED", "SENSITIVE_KEYS", "Redactor", "redact_value"]
 
@@ -174,7 +174,8 @@ def _cached_scan(
 
 
 def _default_scanner() -> Callable[[str], list[tuple[int, int]]]:
-    """The secret catalogue's scanner (a plain import: a defence must not switch off silently)."""
+    """The secret catalogue's scanner (a plain import: a redactor that scans nothing is a leak)."""
+    scan_text = secrets.scan_text
 
     def scan(text: str) -> list[tuple[int, int]]:
         return [(m.start, m.end) for m in scan_text(text)]

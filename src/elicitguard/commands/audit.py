@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from elicitguard.audit.chain import Checkpoint, VerifyReport, verify_chain
+from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.errors import ElicitguardError
-from elicitguard.identity.keys import KeyRing, load_keyring
 
 __all__ = ["register"]
 

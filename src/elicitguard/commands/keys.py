@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from elicitguard.base.keys import load_keyring
 from elicitguard.errors import ElicitguardError
-from elicitguard.identity.keys import load_keyring
 
 __all__ = ["register"]
 

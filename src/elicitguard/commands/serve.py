@@ -91,9 +91,9 @@ def _common(parser: argparse.ArgumentParser, *, default_port: int) -> None:
 
 
 def _engine(args: argparse.Namespace) -> Any:
+    from elicitguard.base.keys import load_keyring
     from elicitguard.engine.engine import Engine
     from elicitguard.engine.policy import load_policy
-    from elicitguard.identity.keys import load_keyring
 
     policy = load_policy(args.policy, env=args.env)
     keys = load_keyring(args.keys) if args.keys is not None else None

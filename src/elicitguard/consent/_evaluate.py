@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from elicitguard.audit.sink import AuditSink
-from elicitguard.engine.decision import Decision
+from elicitguard.base.decision import Decision
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy, load_policy
-from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 
 __all__ = ["PolicyLike", "evaluate_request", "resolve_policy"]

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from elicitguard.base.decision import Action, Decision, Finding
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.domains import HostAnalysis
+from elicitguard.checks.url_facts import protected_domains_for, url_facts
 from elicitguard.checks.urls import ParsedUrl, is_loopback_host
 from elicitguard.consent._evaluate import PolicyLike, evaluate_request, resolve_policy
 from elicitguard.consent.views import FormField, FormView, UrlView
 from elicitguard.consent.words import SPOOF_KINDS, visible, warnings_for
-from elicitguard.engine.builtin.domain_rules import protected_domains_for, url_facts
-from elicitguard.engine.decision import Action, Decision, Finding
 
 __all__ = ["describe_form", "describe_url"]
 
@@ -222,7 +223,7 @@ def _field_type(prop: dict[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]
 
 
 def _field_codes(name: str, findings: list[Finding]) -> tuple[str, ...]:
-    escaped = name.replace("~", "~0").replace("/", "~1")
+    escaped = escape_pointer(name)
     needle = f"/requestedSchema/properties/{escaped}"
     return tuple(
         dict.fromkeys(

@@ -12,11 +12,10 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
-from elicitguard.checks.domains import HostAnalysis, find_invisible_or_deceptive_chars
-from elicitguard.checks.domains import _unicode as uc
+from elicitguard.base.decision import Action, Finding
+from elicitguard.checks.domains import HostAnalysis, find_invisible_or_deceptive_chars, script_of
 from elicitguard.checks.urls import ParsedUrl
 from elicitguard.consent.views import Level, ViewWarning
-from elicitguard.engine.decision import Action, Finding
 
 __all__ = [
     "HIDDEN_FROM_USERS",
@@ -132,7 +131,7 @@ def level_of(finding: Finding) -> Level:
 def _scripts(label: str) -> str:
     names: list[str] = []
     for ch in label:
-        code = uc.script(ch)
+        code = script_of(ch)
         if code in ("Zyyy", "Zinh", "Zzzz"):
             continue
         name = _SCRIPT_NAMES.get(code, code)
@@ -143,7 +142,7 @@ def _scripts(label: str) -> str:
 
 def _first_script(label: str) -> str:
     for ch in label:
-        code = uc.script(ch)
+        code = script_of(ch)
         if code not in ("Zyyy", "Zinh", "Zzzz"):
             return _SCRIPT_NAMES.get(code, code)
     return "other"

@@ -16,14 +16,14 @@ from typing import Any
 
 from elicitguard._resources import data_dir
 from elicitguard.audit.sink import AuditSink
-from elicitguard.engine.decision import Decision
+from elicitguard.base.decision import Decision
+from elicitguard.base.keys import KeyRing
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.models import CaseEnvelope, CaseSpec, InProcessSpec, PrincipalSpec
 from elicitguard.engine.policy import load_policy
 from elicitguard.engine.rules import LoadedRule, builtin_rules, load_cases, load_pack
 from elicitguard.errors import FrameError
 from elicitguard.identity.binding import binding_item
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.outbound import outbound_item
 from elicitguard.identity.principal import Principal
 from elicitguard.identity.tokens import token_fingerprint
@@ -145,7 +145,7 @@ def evaluate_case(
         ):
             rule.actions[side] = _fallback_action(rule.loaded)
     if any(a is not None for a in rule.actions.values()):
-        from elicitguard.engine.policy import _dispatch
+        from elicitguard.engine.rule_overrides import _dispatch
 
         policy.dispatch = _dispatch(policy.rules)
     keys = KeyRing.random()
@@ -256,7 +256,7 @@ def _in_process_item(
 
 
 def _fallback_action(rule: LoadedRule) -> Any:
-    from elicitguard.engine.decision import Action
+    from elicitguard.base.decision import Action
 
     action = rule.spec.action
     return Action.LOG if action == "off" else Action(action)

@@ -2,6 +2,12 @@
 
 Checks are pure functions ``(item, ctx, params) -> Iterable[Hit]``; they never log and never
 change traffic. The context is the only door to anything beyond the item.
+
+A check declares the params it takes as a :class:`CheckParams` model (``@check(name,
+params=Model)``); the policy compiler validates every rule's params against it, so a typo
+(``langauges``) or a bad value is a load error with file and line, never an EG901 on every
+message. A built-in check that declares nothing takes no params; a user's check that
+declares nothing gets its params unvalidated.
 """
 
 from __future__ import annotations
@@ -10,12 +16,34 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitguard.engine.decision import Action, Hit
+from pydantic import BaseModel, ConfigDict
+
+from elicitguard.base.decision import Action, Hit
 from elicitguard.protocol.envelope import Envelope, Side
 from elicitguard.protocol.items import Item
 from elicitguard.protocol.session import SessionState
 
-__all__ = ["CheckContext", "CheckFn", "check", "get_check", "is_pure", "registered_checks"]
+__all__ = [
+    "CheckContext",
+    "CheckFn",
+    "CheckParams",
+    "NoParams",
+    "check",
+    "get_check",
+    "is_pure",
+    "params_model",
+    "registered_checks",
+]
+
+
+class CheckParams(BaseModel):
+    """Base of a check's declared params: unknown keys are errors, values are validated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoParams(CheckParams):
+    """The params of a check that takes none."""
 
 
 @dataclass(slots=True)
@@ -46,10 +74,15 @@ CheckFn = Callable[[Item, CheckContext, Mapping[str, Any]], Iterable[Hit]]
 
 _CHECKS: dict[str, CheckFn] = {}
 _PURE: set[str] = set()
+_PARAMS: dict[str, type[CheckParams]] = {}
 
 
-def check(name: str, *, pure: bool = False) -> Callable[[CheckFn], CheckFn]:
+def check(
+    name: str, *, pure: bool = False, params: type[CheckParams] | None = None
+) -> Callable[[CheckFn], CheckFn]:
     """Register a check under the name rule files use in ``check:``.
+
+    ``params`` is the model of the params the check takes (see the module docstring).
 
     ``pure=True`` promises that the check's hits depend only on what
     :func:`elicitguard.engine.verdicts.item_key` covers: the item's kind, pointer, era,
@@ -68,6 +101,10 @@ def check(name: str, *, pure: bool = False) -> Callable[[CheckFn], CheckFn]:
         _CHECKS[name] = fn
         if pure:
             _PURE.add(name)
+        if params is not None:
+            _PARAMS[name] = params
+        elif fn.__module__.startswith("elicitguard."):
+            _PARAMS[name] = NoParams
         return fn
 
     return register
@@ -82,6 +119,12 @@ def is_pure(name: str) -> bool:
 def _load_builtin() -> None:
     # Importing the modules runs their @check decorators.
     from elicitguard.engine import builtin  # noqa: F401
+
+
+def params_model(name: str) -> type[CheckParams] | None:
+    """The params model the check ``name`` declared; ``None``: a user's check declared none."""
+    _load_builtin()
+    return _PARAMS.get(name)
 
 
 def registered_checks() -> dict[str, CheckFn]:

@@ -16,12 +16,12 @@ import os
 import string
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from elicitguard.audit.records import AuditLog
 from elicitguard.audit.sink import AuditSink, open_sink
-from elicitguard.engine.context import CheckContext
-from elicitguard.engine.decision import (
+from elicitguard.base.decision import (
     Action,
     Confidence,
     Decision,
@@ -29,13 +29,16 @@ from elicitguard.engine.decision import (
     Hit,
     Severity,
     Suppressed,
+    finding_fingerprint,
 )
+from elicitguard.base.keys import KeyRing, load_keyring
+from elicitguard.engine.context import CheckContext
 from elicitguard.engine.ordinary import OrdinaryPlan
 from elicitguard.engine.policy import CompiledRule, Policy, load_policy
 from elicitguard.engine.state import MemoryStateStore, StateStore
 from elicitguard.engine.verdicts import VerdictCache, item_key
+from elicitguard.engine.warmup import warm_up_envelopes
 from elicitguard.errors import FrameError
-from elicitguard.identity.keys import KeyRing, load_keyring
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.extract import extract, fast_ordinary
 from elicitguard.protocol.items import Item, ItemKind
@@ -91,7 +94,10 @@ class Engine:
         audit: AuditSink | None = None,
         keys: KeyRing | None = None,
         default_era: str | None = None,
+        clock: Callable[[], dt.date] = dt.date.today,
     ) -> None:
+        """``clock`` says what day it is: an exception stops suppressing on its ``expires:``
+        date in a running engine (tests pass a fake clock)."""
         self.policy = policy if policy is not None else load_policy()
         self.keys = (
             keys if keys is not None else load_keyring(self.policy.keys_file, self.policy.keys_env)
@@ -119,7 +125,7 @@ class Engine:
         self._counters = self.audit.counters
         self.default_era = normalise_version(default_era)
         self.unknown_era_messages = 0
-        self._today = dt.date.today()
+        self.clock = clock
         self._fast = Decision(
             Action.ALLOW,
             policy_name=self.policy.name,
@@ -152,8 +158,9 @@ class Engine:
         #: the reuse off (the equivalence tests compare both).
         self.verdicts: VerdictCache | None = VerdictCache()
         self._pure_dispatch: dict[tuple[ItemKind, Side], bool] = {}
+        today = clock()
         for exception in self.policy.exceptions:
-            if exception.expired(self._today):
+            if exception.expired(today):
                 self.audit.event(
                     "elicitguard.policy_warning",
                     code="EG902",
@@ -167,11 +174,17 @@ class Engine:
 
         Proxies call it before serving and the linter before reading, so that the first
         elicitation does not carry a tenth of a second of loading. This engine's state is
-        not touched.
+        not touched. Never raises: a failure here only means the first real message pays.
         """
-        from elicitguard.engine.warmup import warm_up
+        from elicitguard.checks.secrets import load_community_in_background
 
-        warm_up(self.policy)
+        load_community_in_background()  # the community credential catalogue compiles meanwhile
+        try:
+            engine = Engine(self.policy, audit=AuditSink(None), keys=KeyRing.random())
+            for envelope in warm_up_envelopes():
+                engine.evaluate(envelope)
+        except Exception:  # best effort by design: the first real message pays instead
+            return
 
     # --- evaluation ---------------------------------------------------------------------
 
@@ -485,12 +498,7 @@ class Engine:
             message = _FORMAT.vformat(rule.message, (), hit.args)
         except (ValueError, IndexError, AttributeError, KeyError):
             message = rule.message
-        server = ctx.envelope.server or ""
-        fingerprint = hashlib.sha256(
-            f"{rule.code}\x00{server}\x00{item.method or ''}\x00{pointer}".encode(
-                "utf-8", "surrogatepass"
-            )
-        ).hexdigest()[:16]
+        fingerprint = finding_fingerprint(rule.code, ctx.envelope.server, item.method, pointer)
         value_fp = self.keys.value_fingerprint(hit.value) if hit.value is not None else None
         return Finding(
             code=rule.code,
@@ -510,8 +518,12 @@ class Engine:
         )
 
     def _exception_for(self, code: str, server: str | None) -> Any:
-        for exception in self.policy.exceptions:
-            if exception.expired(self._today):
+        exceptions = self.policy.exceptions
+        if not exceptions:
+            return None
+        today = self.clock()
+        for exception in exceptions:
+            if exception.expired(today):
                 continue
             if exception.matches(code, server):
                 exception.uses += 1
@@ -612,11 +624,13 @@ class Engine:
 
     def unused_exceptions(self) -> list[Any]:
         """Exceptions that never suppressed anything (EG902 at the end of a lint run)."""
-        return [e for e in self.policy.exceptions if e.uses == 0 and not e.expired(self._today)]
+        today = self.clock()
+        return [e for e in self.policy.exceptions if e.uses == 0 and not e.expired(today)]
 
     def expired_exceptions(self) -> list[Any]:
         """Exceptions past their expiry date (EG902)."""
-        return [e for e in self.policy.exceptions if e.expired(self._today)]
+        today = self.clock()
+        return [e for e in self.policy.exceptions if e.expired(today)]
 
     def close(self) -> None:
         """Close the audit sink."""

@@ -3,48 +3,74 @@
 User rules that need no Python name item fields and operators; see
 :class:`elicitguard.engine.models.MatchExpr`. Regexes are RE2 (linear time, so a user rule
 cannot make the engine backtrack for minutes); ``in`` tests membership in a named list of
-the policy, where host lists may hold exact names, ``*.suffix`` patterns and CIDRs.
+the policy, where host lists may hold exact names, ``*.suffix`` patterns and CIDRs
+(matched by :func:`elicitguard.checks.urls.host_in`, the one host-list matcher). URL fields
+come from :func:`elicitguard.checks.urls.parse_url`, so a ``match:`` rule sees the host the
+EG3xx checks see.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import ipaddress
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
-from urllib.parse import parse_qsl, urlsplit
+from typing import Any
 
 import re2
 
-from elicitguard.checks import domains
+from elicitguard.checks.url_facts import bare_host, site_of
+from elicitguard.checks.urls import host_in, parse_url
 from elicitguard.engine.context import CheckContext
 from elicitguard.engine.models import MatchExpr
+from elicitguard.engine.yamlfile import LineMap, line_for
 from elicitguard.errors import RuleSpecError
 from elicitguard.protocol.items import Item
 
-__all__ = ["Predicate", "compile_match", "host_in_list", "registrable_domain"]
+__all__ = ["Predicate", "compile_match"]
 
 Predicate = Callable[[Item, CheckContext], bool]
 
+#: RE2 options that keep RE2's own log lines off stderr: the error is ours to report.
+_QUIET = re2.Options()
+_QUIET.log_errors = False
 
-def compile_match(expr: MatchExpr, *, file: str | None = None) -> Predicate:
-    """Compile ``expr``; a bad regex or glob raises :class:`RuleSpecError`."""
+
+def compile_match(
+    expr: MatchExpr,
+    *,
+    file: str | None = None,
+    lines: LineMap | None = None,
+    path: tuple[Any, ...] = ("match",),
+) -> Predicate:
+    """Compile ``expr``; a bad regex raises :class:`RuleSpecError` naming file and line.
+
+    ``lines`` is the rule file's line map and ``path`` the key path of ``expr`` in it.
+    """
     if expr.any is not None:
-        parts = [compile_match(e, file=file) for e in expr.any]
+        parts = [
+            compile_match(e, file=file, lines=lines, path=(*path, "any", i))
+            for i, e in enumerate(expr.any)
+        ]
         return lambda item, ctx: any(p(item, ctx) for p in parts)
     if expr.all is not None:
-        parts = [compile_match(e, file=file) for e in expr.all]
+        parts = [
+            compile_match(e, file=file, lines=lines, path=(*path, "all", i))
+            for i, e in enumerate(expr.all)
+        ]
         return lambda item, ctx: all(p(item, ctx) for p in parts)
     if expr.not_ is not None:
-        inner = compile_match(expr.not_, file=file)
+        inner = compile_match(expr.not_, file=file, lines=lines, path=(*path, "not"))
         return lambda item, ctx: not inner(item, ctx)
     assert expr.field is not None  # guaranteed by MatchExpr's validator
     getter = _FIELD_GETTERS[expr.field]
-    test = _operator(expr, expr.field, file)
+    line = line_for(lines, (*path, "regex")) if lines is not None else None
+    test = _operator(expr, expr.field, file, line)
     return lambda item, ctx: any(test(v, ctx) for v in getter(item, ctx))
 
 
-def _operator(expr: MatchExpr, field: str, file: str | None) -> Callable[[str, CheckContext], bool]:
+def _operator(
+    expr: MatchExpr, field: str, file: str | None, line: int | None = None
+) -> Callable[[str, CheckContext], bool]:
     if expr.equals is not None:
         wanted = str(expr.equals).lower() if isinstance(expr.equals, bool) else str(expr.equals)
         return lambda value, ctx: value == wanted
@@ -56,7 +82,7 @@ def _operator(expr: MatchExpr, field: str, file: str | None) -> Callable[[str, C
         return lambda value, ctx: fnmatch.fnmatchcase(value, pattern)
     if expr.regex is not None:
         try:
-            compiled = re2.compile(expr.regex)
+            compiled = re2.compile(expr.regex, _QUIET)
         except re2.error as exc:
             reason = exc.args[0] if exc.args else ""
             reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
@@ -64,7 +90,7 @@ def _operator(expr: MatchExpr, field: str, file: str | None) -> Callable[[str, C
                 f"regex {expr.regex!r} is not valid RE2 syntax ({reason}); "
                 "RE2 has no backreferences or lookaround, which is what keeps it linear-time"
             )
-            raise RuleSpecError(msg, file=file) from None
+            raise RuleSpecError(msg, file=file, line=line) from None
         return lambda value, ctx: compiled.search(value) is not None
     list_name = expr.in_
     assert list_name is not None
@@ -72,41 +98,9 @@ def _operator(expr: MatchExpr, field: str, file: str | None) -> Callable[[str, C
 
     def member(value: str, ctx: CheckContext) -> bool:
         entries = ctx.lists.get(list_name, ())
-        return host_in_list(value, entries) if host_field else value in entries
+        return host_in(value, entries) if host_field else value in entries
 
     return member
-
-
-def host_in_list(host: str, entries: Iterable[str]) -> bool:
-    """True when ``host`` is an entry, under a ``*.suffix`` entry, or inside a CIDR entry."""
-    host = host.lower().rstrip(".").strip("[]")
-    address = _ip(host)
-    for entry in entries:
-        entry = entry.lower().rstrip(".")
-        if "/" in entry or _ip(entry) is not None:
-            if address is not None and _in_network(address, entry):
-                return True
-            continue
-        if entry.startswith("*."):
-            if host.endswith(entry[1:]):
-                return True
-        elif host == entry:
-            return True
-    return False
-
-
-def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(text)
-    except ValueError:
-        return None
-
-
-def _in_network(address: ipaddress.IPv4Address | ipaddress.IPv6Address, entry: str) -> bool:
-    try:
-        return address in ipaddress.ip_network(entry, strict=False)
-    except ValueError:
-        return False
 
 
 # --- field getters ------------------------------------------------------------------------
@@ -114,21 +108,14 @@ def _in_network(address: ipaddress.IPv4Address | ipaddress.IPv6Address, entry: s
 
 @lru_cache(maxsize=4096)
 def _split(url: str) -> tuple[str, str, tuple[str, ...]]:
-    try:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        keys = tuple(k for k, _ in parse_qsl(parts.query, keep_blank_values=True))
-        return parts.scheme.lower(), host, keys
-    except ValueError:
-        return "", "", ()
-
-
-@lru_cache(maxsize=4096)
-def registrable_domain(host: str) -> str:
-    """The registrable domain (eTLD+1) of ``host``, from the bundled suffix list, offline."""
-    if not host or _ip(host.strip("[]")) is not None:
-        return host
-    return domains.registrable_domain(host) or host
+    """Scheme, host and top-level query keys, from the same bounded parse EG3xx rules use."""
+    parsed = parse_url(url)
+    keys = tuple(
+        key
+        for location, key, _ in parsed.parts
+        if key is not None and location.startswith("query:") and ">" not in location
+    )
+    return parsed.scheme, bare_host(parsed), keys
 
 
 def _url(item: Item) -> str | None:
@@ -165,7 +152,7 @@ _FIELD_GETTERS: Mapping[str, Callable[[Item, CheckContext], list[str]]] = {
     "url.scheme": lambda item, ctx: _one(_split(u)[0]) if (u := _url(item)) else [],
     "url.host": lambda item, ctx: _one(_split(u)[1]) if (u := _url(item)) else [],
     "url.registrable_domain": lambda item, ctx: (
-        _one(registrable_domain(_split(u)[1])) if (u := _url(item)) else []
+        _one(site_of(_split(u)[1])) if (u := _url(item)) else []
     ),
     "url.query_keys": lambda item, ctx: list(_split(u)[2]) if (u := _url(item)) else [],
     "url.raw": lambda item, ctx: _one(_url(item)),

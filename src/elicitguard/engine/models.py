@@ -12,12 +12,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from elicitguard.engine.decision import Action, Confidence, Severity
+from elicitguard.base.decision import Action, Confidence, Severity
 from elicitguard.protocol.envelope import Direction, Side
 from elicitguard.protocol.items import ItemKind
 
 __all__ = [
     "ERA_NAMES",
+    "ORDINARY_ITEMS",
     "ActionOrOff",
     "AppliesTo",
     "AuditSpec",
@@ -35,6 +36,7 @@ __all__ = [
     "LimitsSpec",
     "MatchExpr",
     "OnBlockSpec",
+    "OrdinaryNeed",
     "PolicySpec",
     "PrincipalSpec",
     "RuleOverride",
@@ -122,13 +124,50 @@ class MatchExpr(_Strict):
 # --- rules ------------------------------------------------------------------------------
 
 
+#: What makes an ordinary message (no elicitation) an item for a rule, see ``ordinary:``.
+OrdinaryNeed = Literal[
+    "identity_meta",  # a client request's non-standard ``_meta`` key
+    "identity_headers",  # an identity header (``x-user-*`` and the like)
+    "named_arguments",  # a tool argument named by the param given as the value
+    "query_string",  # a query string on the HTTP request target
+    "authorization",  # an Authorization header, when the policy names the audience
+    "vault_credentials",  # a server message while the credential vault holds something
+    "every_message",  # every server message, when the param given as the value is true
+]
+#: Item kinds made from ordinary traffic: a rule on them must say what it needs.
+ORDINARY_ITEMS = frozenset({ItemKind.CLIENT_REQUEST, ItemKind.SERVER_MESSAGE})
+
+
 class AppliesTo(_Strict):
-    """Which items, sides, eras and directions a rule looks at."""
+    """Which items, sides, eras and directions a rule looks at.
+
+    ``ordinary`` is what a rule on ``client_request`` or ``server_message`` items needs from
+    ordinary traffic (messages without elicitation take the fast path unless a rule needs
+    them): each need maps to ``true``, or to the name of the rule's param that turns it on
+    (``every_message: catalogue``) or lists the names (``named_arguments: arguments``).
+    """
 
     items: list[ItemKind] = Field(default_factory=list)
     sides: list[Side | Literal["all"]] = ["all"]
     eras: list[EraName] = ["all"]
     directions: list[Direction | Literal["all"]] = ["all"]
+    ordinary: dict[OrdinaryNeed, Literal[True] | str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _ordinary_declared(self) -> AppliesTo:
+        wants = ORDINARY_ITEMS.intersection(self.items)
+        if wants and not self.ordinary:
+            kinds = ", ".join(sorted(k.value for k in wants))
+            msg = (
+                f"a rule on {kinds} items must say what it needs from ordinary traffic in "
+                "applies_to.ordinary (e.g. {query_string: true}); without it no message "
+                "would reach it"
+            )
+            raise ValueError(msg)
+        if self.ordinary and not wants:
+            msg = "applies_to.ordinary is for rules on client_request or server_message items"
+            raise ValueError(msg)
+        return self
 
 
 class PrincipalSpec(_Strict):

@@ -1,7 +1,9 @@
 """Items from ordinary traffic, made only when the compiled policy needs them.
 
 The extractor finds elicitation; most messages have none and take the fast path. A few
-identity and token rules must look at ordinary messages too:
+identity and token rules must look at ordinary messages too. What each needs is declared
+in its rule file (``applies_to.ordinary``, see :class:`~elicitguard.engine.models.AppliesTo`),
+and this plan is the union of what the enabled rules declare; today's built-in rules:
 
 * ``client_request`` items (EG502 asserted identity, EG602 foreign tokens, EG604 tokens in
   the query string) are made for a client request only when a rule for them is enabled on
@@ -21,10 +23,11 @@ identity and token rules must look at ordinary messages too:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from elicitguard.checks.identity import IDENTITY_HEADERS, META_STANDARD_KEYS, META_STANDARD_PREFIX
-from elicitguard.engine.policy import Policy
+from elicitguard.engine.models import OrdinaryNeed
+from elicitguard.engine.policy import CompiledRule, Policy
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.session import SessionState
@@ -36,25 +39,49 @@ __all__ = ["OrdinaryPlan"]
 class OrdinaryPlan:
     """Which ordinary items this policy wants, per side; consulted on every message."""
 
-    __slots__ = ("active", "argument_names", "authorization", "client_sides", "server_sides")
+    __slots__ = (
+        "active",
+        "argument_names",
+        "authorization",
+        "client_sides",
+        "headers",
+        "meta",
+        "query",
+        "server_sides",
+    )
 
     def __init__(self, policy: Policy) -> None:
         self.client_sides = frozenset(
             side for side in Side if policy.rules_for(ItemKind.CLIENT_REQUEST, side)
+        )
+        needs: set[str] = set()
+        names: set[str] = set()
+        for side in self.client_sides:
+            for rule in policy.rules_for(ItemKind.CLIENT_REQUEST, side):
+                for need, switch in _declared(rule).items():
+                    if need == "named_arguments":
+                        listed = rule.params.get(switch) if isinstance(switch, str) else None
+                        names.update(str(n) for n in listed or ())
+                    else:
+                        needs.add(need)
+        self.argument_names = frozenset(names)
+        self.meta = "identity_meta" in needs
+        self.headers = "identity_headers" in needs
+        self.query = "query_string" in needs
+        self.authorization = "authorization" in needs and bool(
+            policy.identity.get("audience") or policy.identity.get("issuers")
         )
         #: side -> True when a rule scans every server message, False when only a
         #: non-empty vault turns the scan on.
         self.server_sides: dict[Side, bool] = {}
         for side in Side:
             rules = policy.rules_for(ItemKind.SERVER_MESSAGE, side)
-            if rules:
-                self.server_sides[side] = any(r.params.get("catalogue") for r in rules)
-        names: set[str] = set()
-        for side in self.client_sides:
-            for rule in policy.rules_for(ItemKind.CLIENT_REQUEST, side):
-                names.update(str(n) for n in rule.params.get("arguments") or ())
-        self.argument_names = frozenset(names)
-        self.authorization = bool(policy.identity.get("audience") or policy.identity.get("issuers"))
+            declared = [_declared(r) for r in rules]
+            if any("vault_credentials" in d or "every_message" in d for d in declared):
+                self.server_sides[side] = any(
+                    _switched_on(rule, d.get("every_message"))
+                    for rule, d in zip(rules, declared, strict=True)
+                )
         self.active = bool(self.client_sides or self.server_sides)
 
     def always_quiet(self, direction: Direction, side: Side) -> bool:
@@ -143,18 +170,19 @@ class OrdinaryPlan:
         headers = envelope.headers
         if headers:
             path = headers.get(":path")
-            if path is not None and "?" in path:
+            if self.query and path is not None and "?" in path:
                 return True
             if self.authorization and "authorization" in headers:
                 return True
-            for name in headers:
-                if name in IDENTITY_HEADERS or name.startswith("x-user-"):
-                    return True
+            if self.headers:
+                for name in headers:
+                    if name in IDENTITY_HEADERS or name.startswith("x-user-"):
+                        return True
         params = envelope.message.get("params")
         if not isinstance(params, dict):
             return False
         meta = params.get("_meta")
-        if isinstance(meta, dict):
+        if self.meta and isinstance(meta, dict):
             for key in meta:
                 if not (
                     isinstance(key, str)
@@ -166,6 +194,16 @@ class OrdinaryPlan:
             if isinstance(arguments, dict) and not self.argument_names.isdisjoint(arguments):
                 return True
         return False
+
+
+def _declared(rule: CompiledRule) -> Mapping[OrdinaryNeed, Literal[True] | str]:
+    """What ``rule`` declared it needs from ordinary traffic (its ``applies_to.ordinary``)."""
+    return rule.loaded.spec.applies_to.ordinary
+
+
+def _switched_on(rule: CompiledRule, switch: object) -> bool:
+    """A declared need is on when it is ``true`` or names a param the rule sets truthy."""
+    return switch is True or (isinstance(switch, str) and bool(rule.params.get(switch)))
 
 
 def _era(envelope: Envelope, state: SessionState, default: str | None, meta: Any) -> str | None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from elicitguard.engine.decision import Hit
+from elicitguard.base.decision import Hit
 from elicitguard.protocol.envelope import Direction, Side
 from elicitguard.protocol.items import ABSENT, Item, ItemKind
 

@@ -3,22 +3,20 @@
 The public suffix list, the form lexicons, the Unicode tables, the secret catalogue and
 phone number metadata are read when a check first needs them: about a tenth of a second
 on the first elicitation a process sees. A proxy would add that to one user's request and a
-linter to its first file. :func:`warm_up` pays it up front by judging a few representative
-messages (a form, an internationalised URL, an answer) with a throwaway engine on the same
-policy, so nothing of the caller's engine (sessions, counters, audit log, rate windows)
-changes.
+linter to its first file. :meth:`Engine.warm_up <elicitguard.engine.engine.Engine.warm_up>`
+pays it up front by judging the representative messages here (a form, an internationalised
+URL, an answer) with a throwaway engine on the same policy, so nothing of the caller's engine
+(sessions, counters, audit log, rate windows) changes. This module holds only the messages:
+the engine imports it, never the other way round.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from elicitguard.audit.sink import AuditSink
-from elicitguard.engine.policy import Policy
-from elicitguard.identity.keys import KeyRing
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 
-__all__ = ["warm_up"]
+__all__ = ["warm_up_envelopes"]
 
 _ERA = "2025-11-25"
 
@@ -89,18 +87,9 @@ _MESSAGES: tuple[tuple[Direction, dict[str, Any]], ...] = (
 )
 
 
-def warm_up(policy: Policy) -> None:
-    """Judge a few representative messages under ``policy`` so lazy data is loaded now.
-
-    Never raises: a failure here only means the first real message pays the loading.
-    """
-    from elicitguard.checks.secrets import load_community_in_background
-    from elicitguard.engine.engine import Engine  # the engine imports this module
-
-    load_community_in_background()  # the community credential catalogue compiles meanwhile
-    try:
-        engine = Engine(policy, audit=AuditSink(None), keys=KeyRing.random())
-        for direction, message in _MESSAGES:
-            engine.evaluate(Envelope(message, direction, side=Side.PROXY, session="warm-up"))
-    except Exception:  # best effort by design: the first real message pays instead
-        return
+def warm_up_envelopes() -> list[Envelope]:
+    """The representative messages, as fresh envelopes of one throwaway session."""
+    return [
+        Envelope(message, direction, side=Side.PROXY, session="warm-up")
+        for direction, message in _MESSAGES
+    ]

@@ -1,5 +1,10 @@
 """Reading YAML rule and policy files safely, with line numbers for every key.
 
+Policy and rule files read as YAML 1.2 (what the JSON Schema and every editor assume): only
+``true`` and ``false`` are booleans, so ``action: off`` is the string ``off``, not YAML
+1.1's false; ``yes``, ``no``, ``on`` and ``off`` are strings too. Syntax errors are told in
+our words with file, line and column, and what to write.
+
 Safe loading only; anchors and aliases are refused outright (an alias bomb costs nothing to
 write and a great deal to expand, and rule files never need them); files are capped in size
 and depth; duplicate keys are an error (which one wins differs between parsers). Every key
@@ -9,6 +14,7 @@ keeps its line so that a later validation error can say where to look.
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from pathlib import Path
@@ -19,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from elicitguard.errors import PackLoadError, RuleSpecError
 
-__all__ = ["MAX_FILE_BYTES", "LineMap", "load_yaml", "validation_error", "yaml_text"]
+__all__ = ["MAX_FILE_BYTES", "LineMap", "line_for", "load_yaml", "validation_error", "yaml_text"]
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 64
@@ -27,8 +33,26 @@ MAX_DEPTH = 64
 LineMap = dict[tuple[Any, ...], int]
 
 
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+
+
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses anchors and aliases."""
+    """SafeLoader with YAML 1.2 booleans that refuses anchors and aliases."""
+
+    # A copy without YAML 1.1's booleans (yes/no/on/off/y/n) and integers (012 as octal,
+    # 1:20 as sixty-based); YAML 1.2's core schema versions are added below.
+    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML reads this class attribute
+        first: [(tag, regex) for tag, regex in resolvers if tag not in (_BOOL, _INT)]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+    def construct_yaml_int(self, node: Any) -> int:
+        """YAML 1.2 core integers: decimal, ``0o`` octal, ``0x`` hexadecimal."""
+        text = str(self.construct_scalar(node))
+        if text.startswith("0o"):
+            return int(text[2:], 8)
+        return int(text, 16) if text.startswith("0x") else int(text, 10)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()  # type: ignore[no-untyped-call]
@@ -36,6 +60,15 @@ class _Loader(yaml.SafeLoader):
             mark = event.start_mark
             raise _AliasError(mark.line + 1)
         return super().compose_node(parent, index)
+
+
+_Loader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Loader.add_implicit_resolver(
+    _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
+_Loader.add_constructor(_INT, _Loader.construct_yaml_int)
 
 
 class _AliasError(Exception):
@@ -76,9 +109,7 @@ def load_yaml(text: str, *, file: str) -> tuple[Any, LineMap]:
             msg = "YAML anchors and aliases (&name, *name) are not allowed; write the value out"
             raise PackLoadError(msg, file=file, line=exc.line) from None
         except yaml.MarkedYAMLError as exc:
-            line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
-            problem = exc.problem or "invalid YAML"
-            raise PackLoadError(f"YAML syntax error: {problem}", file=file, line=line) from None
+            raise _syntax_error(exc, file) from None
         except yaml.YAMLError as exc:
             raise PackLoadError(f"YAML error: {exc}", file=file) from None
         except RecursionError:
@@ -98,6 +129,38 @@ def load_yaml(text: str, *, file: str) -> tuple[Any, LineMap]:
         return value, lines
     finally:
         loader.dispose()
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, file: str) -> PackLoadError:
+    """A YAML syntax error in our words: where (line and column) and what to write."""
+    mark = exc.problem_mark
+    line = mark.line + 1 if mark is not None else None
+    column = mark.column + 1 if mark is not None else None
+    problem = exc.problem or ""
+    context = exc.context or ""
+    opened = exc.context_mark.line + 1 if exc.context_mark is not None else None
+    if "'\\t'" in problem or "\t" in problem:
+        msg = "a tab in the indentation; YAML indents with spaces only (two per level is usual)"
+    elif "mapping values are not allowed" in problem:
+        msg = (
+            "a second ':' on one line, or a key indented under a plain value; quote a value "
+            "that contains ': ' (\"a: b\"), or put the key on its own line at its level"
+        )
+    elif "expected <block end>" in problem or "could not find expected ':'" in problem:
+        since = f" (the block started on line {opened})" if opened else ""
+        msg = (
+            "this line's indentation does not match the keys above it"
+            f"{since}; indent every key of one mapping by the same number of spaces"
+        )
+    elif "flow" in context:
+        since = f" opened on line {opened}" if opened else ""
+        msg = f"an unclosed [ or {{{since}; close it, or write the list one '- item' per line"
+    elif "quoted scalar" in context:
+        since = f" opened on line {opened}" if opened else ""
+        msg = f"an unclosed quote{since}; end the string with the same quote it starts with"
+    else:
+        msg = f"this is not valid YAML here ({problem or 'syntax error'}); check the indentation and quotes"
+    return PackLoadError(msg, file=file, line=line, column=column)
 
 
 def _walk(node: Any, path: tuple[Any, ...], lines: LineMap, file: str, depth: int) -> None:
@@ -139,8 +202,25 @@ def validation_error(
     lines: LineMap,
     prefix: tuple[Any, ...] = (),
 ) -> RuleSpecError:
-    """Turn pydantic's first error into one message that names the line and the fix."""
-    err = exc.errors()[0]
+    """Turn pydantic's errors into one error naming the line and the fix of each.
+
+    The first error is the exception's own message; the others (up to ten) are in
+    :attr:`~elicitguard.errors.PolicyError.more`, so that one run shows every problem.
+    """
+    found = [
+        _one_error(err, model, file=file, lines=lines, prefix=prefix)
+        for err in exc.errors()[:_MAX_REPORTED]
+    ]
+    first, rest = found[0], tuple(found[1:])
+    return RuleSpecError(first.bare_message, file=file, line=first.line, more=rest)
+
+
+_MAX_REPORTED = 10
+
+
+def _one_error(
+    err: Any, model: type[BaseModel], *, file: str, lines: LineMap, prefix: tuple[Any, ...]
+) -> RuleSpecError:
     loc = tuple(err.get("loc", ()))
     where = ".".join(str(p) for p in loc) or "(top level)"
     line = line_for(lines, prefix + loc)

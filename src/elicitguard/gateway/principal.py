@@ -12,7 +12,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 from elicitguard.identity.principal import Principal
 
 __all__ = ["JWT_AUTHN", "principal_from_metadata"]

@@ -1,6 +1,6 @@
 """Who is asking, and keeping their state theirs: the identity features.
 
-* :mod:`~elicitguard.identity.keys`: key material with ids and rotation (shared setups
+* :mod:`~elicitguard.base.keys`: key material with ids and rotation (shared setups
   refuse a random key); :mod:`~elicitguard.identity.aead`: the AES-GCM primitive.
 * :mod:`~elicitguard.identity.tokens`: bearer JWT verification and introspection;
   :mod:`~elicitguard.identity.principal`: the verified principal;

@@ -19,7 +19,7 @@ import os
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from elicitguard.identity.keys import KeyRing
+from elicitguard.base.keys import KeyRing
 
 __all__ = ["NONCE_BYTES", "OVERHEAD", "SealedBlobError", "blob_key_id", "open_blob", "seal_blob"]
 

@@ -36,16 +36,16 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import orjson
 
+from elicitguard.base.keys import KeyRing
 from elicitguard.checks.url_safety import BIND_PARAM
 from elicitguard.errors import BindingError
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import Principal, principal_key
 from elicitguard.identity.stores import SecureStore
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.items import Item, ItemKind
 
 if TYPE_CHECKING:
-    from elicitguard.engine.engine import Engine
+    from elicitguard.identity.host import HostEngine
 
 __all__ = ["BIND_PARAM", "Binding", "UrlBinder", "binding_item"]
 
@@ -99,7 +99,7 @@ class UrlBinder:
         *,
         ttl_s: float = 600.0,
         grace_s: float = 3600.0,
-        engine: Engine | None = None,
+        engine: HostEngine | None = None,
         server: str | None = None,
         clock: Any = time.time,
     ) -> None:

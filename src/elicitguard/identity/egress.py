@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from elicitguard.engine.decision import Decision
+from elicitguard.base.decision import Decision
 from elicitguard.errors import PassthroughBlocked
 from elicitguard.identity.outbound import outbound_item
 from elicitguard.identity.principal import Principal, current_principal
@@ -39,7 +39,7 @@ from elicitguard.identity.vault import CredentialVault
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 
 if TYPE_CHECKING:
-    from elicitguard.engine.engine import Engine
+    from elicitguard.identity.host import HostEngine
 
 __all__ = ["AsyncGuardedTransport", "EgressGuard", "GuardedTransport"]
 
@@ -53,7 +53,7 @@ class EgressGuard:
 
     def __init__(
         self,
-        engine: Engine,
+        engine: HostEngine,
         *,
         audience: str | None = None,
         vault: CredentialVault | None = None,

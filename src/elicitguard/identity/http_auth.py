@@ -33,8 +33,8 @@ from urllib.parse import parse_qsl, urlsplit
 import orjson
 
 from elicitguard.audit.records import AuditLog
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import KeyConfigError, TokenError
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import (
     PRINCIPAL_SCOPE_KEY,
     Principal,

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from elicitguard.base.keys import KeyRing
 from elicitguard.checks.identity import jwt_parts, query_tokens
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import Principal
 from elicitguard.identity.tokens import token_fingerprint
 from elicitguard.protocol.items import Item, ItemKind

@@ -40,11 +40,12 @@ from typing import Any
 import orjson
 
 from elicitguard.audit.records import AuditLog
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import StateError
 from elicitguard.identity.aead import SealedBlobError, blob_key_id, open_blob, seal_blob
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import principal_key
 from elicitguard.identity.stores import MemoryStore, SecureStore
+from elicitguard.protocol.versions import INPUT_REQUIRED_METHODS
 
 __all__ = [
     "INVALID_STATE_MESSAGE",
@@ -66,7 +67,7 @@ _HEADER = struct.Struct(">BQQ16s16s16s")  # version, expires ms, issued ms, jti,
 _VERSION = 1
 _TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/input_response"})
 #: Methods whose result may carry requestState (MR-02) plus the tasks extension.
-STATE_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"}) | _TASK_METHODS
+STATE_METHODS = INPUT_REQUIRED_METHODS | _TASK_METHODS
 _UNKNOWN_REQUEST = b"\xff" * 16  # never equal to a digest: a state sealed blind never opens
 _MESSAGES = {
     "malformed": "the requestState is not one elicitguard sealed",

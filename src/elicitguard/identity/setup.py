@@ -21,13 +21,13 @@ from elicitguard.identity.stores import SecureStore, open_store
 from elicitguard.identity.tokens import Introspector
 
 if TYPE_CHECKING:
-    from elicitguard.engine.engine import Engine
+    from elicitguard.identity.host import HostEngine
 
 __all__ = ["build_auth", "build_sealing", "build_store"]
 
 
 def build_store(
-    engine: Engine, *, store: str | None = None, replicas: int | None = None
+    engine: HostEngine, *, store: str | None = None, replicas: int | None = None
 ) -> SecureStore:
     """The state store the policy (or the command line, which wins) names."""
     identity = engine.policy.identity
@@ -37,7 +37,7 @@ def build_store(
 
 
 def build_sealing(
-    engine: Engine,
+    engine: HostEngine,
     *,
     store: str | None = None,
     replicas: int | None = None,
@@ -52,7 +52,7 @@ def build_sealing(
 
 
 def build_auth(
-    engine: Engine, *, server: str | None = None, introspect: Introspector | None = None
+    engine: HostEngine, *, server: str | None = None, introspect: Introspector | None = None
 ) -> BearerAuth | None:
     """Bearer authentication per the policy, or ``None`` when no audience is configured."""
     return BearerAuth.from_policy(

@@ -38,9 +38,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import PolicyError
 from elicitguard.identity.aead import SealedBlobError, open_blob, seal_blob
-from elicitguard.identity.keys import KeyRing
 
 __all__ = [
     "MemoryStore",

@@ -47,8 +47,8 @@ from urllib.parse import urlsplit
 
 import jwt
 
+from elicitguard.base.keys import KeyRing
 from elicitguard.errors import KeyConfigError, TokenError
-from elicitguard.identity.keys import KeyRing
 from elicitguard.identity.principal import Principal
 
 __all__ = [

@@ -61,7 +61,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from elicitguard.engine.decision import Action, Decision, Finding
+from elicitguard.base.decision import Action, Decision, Finding
+from elicitguard.base.pointer import pointer_tokens
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
 from elicitguard.errors import FrameError
@@ -535,7 +536,7 @@ def _required(schema: Any) -> set[str]:
 def _tokens(pointer: str) -> list[str]:
     if not pointer:
         return []
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    return pointer_tokens(pointer)
 
 
 def _get(document: Any, pointer: str) -> Any:

@@ -57,7 +57,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from elicitguard.engine.decision import Action, Decision, Finding
+from elicitguard.base.decision import Action, Decision, Finding
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
 from elicitguard.integrations._sdk import DelegatingWriter, make_engine

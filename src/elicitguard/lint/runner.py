@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from elicitguard.audit.records import safe_jsonrpc_id
-from elicitguard.engine.decision import Action, Decision, Finding, Severity
+from elicitguard.base.decision import Action, Decision, Finding, Severity
+from elicitguard.base.pointer import unescape_pointer
 from elicitguard.engine.engine import Engine
 from elicitguard.errors import FrameError
 from elicitguard.lint.capture import CaptureStream, InputFormat, Location, Skipped
@@ -369,7 +370,7 @@ class Linter:
                 continue
             prefix = item.pointer + "/inputRequests/"
             keys = {
-                _unescape(f.pointer[len(prefix) :].split("/", 1)[0])
+                unescape_pointer(f.pointer[len(prefix) :].split("/", 1)[0])
                 for f in decision.findings
                 if f.action is Action.BLOCK and f.pointer.startswith(prefix)
             }
@@ -428,11 +429,6 @@ def detect_format(path: Path, max_bytes: int) -> InputFormat:
 
 _SNIFF_LINES = 64
 _SNIFF_DEPTH = 256
-
-
-def _unescape(token: str) -> str:
-    """One RFC 6901 reference token back to the key."""
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def _method(message: dict[str, Any], decision: Decision) -> str | None:

@@ -28,7 +28,6 @@ severe kept; what was dropped is counted in a notification and in ``run.properti
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from pathlib import PurePath
 from typing import Any
@@ -36,7 +35,7 @@ from typing import Any
 import orjson
 
 from elicitguard._version import __version__
-from elicitguard.engine.decision import Severity
+from elicitguard.base.decision import Severity, finding_fingerprint
 from elicitguard.engine.policy import CompiledRule, Policy
 from elicitguard.lint.runner import LintFinding, LintResult, LintSuppressed
 
@@ -182,11 +181,7 @@ def _suppressed_result(
     rule = policy.rules.get(item.code)
     summary = rule.loaded.spec.summary if rule is not None else item.code
     severity = rule.severity if rule is not None else Severity.MEDIUM
-    fingerprint = hashlib.sha256(
-        f"{item.code}\x00{item.server or ''}\x00{item.method or ''}\x00{item.pointer}".encode(
-            "utf-8", "surrogatepass"
-        )
-    ).hexdigest()[:16]
+    fingerprint = finding_fingerprint(item.code, item.server, item.method, item.pointer)
     result: dict[str, Any] = {
         "ruleId": item.code,
         "level": _LEVEL[severity],

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.protocol.envelope import Direction, Envelope
 from elicitguard.protocol.items import ABSENT, Item, ItemKind
 from elicitguard.protocol.session import (
@@ -41,7 +42,7 @@ from elicitguard.protocol.versions import (
     normalise_version,
 )
 
-__all__ = ["ELICITATION_METHODS", "escape_pointer", "extract", "fast_ordinary"]
+__all__ = ["ELICITATION_METHODS", "extract", "fast_ordinary"]
 
 ELICITATION_METHODS = frozenset({"elicitation/create"})
 URL_ELICITATION_REQUIRED = -32042
@@ -52,11 +53,6 @@ DEFINED_RESERVED_CODES = frozenset({-32020, -32021, -32022})
 _REFUSALS = frozenset({"decline", "cancel"})
 _RETRY_METHODS = frozenset({"tasks/update", "tasks/input_response"})
 _DRAFT_METHODS = frozenset({"tasks/input_response"})
-
-
-def escape_pointer(key: str) -> str:
-    """Escape one reference token of an RFC 6901 JSON pointer."""
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def extract(envelope: Envelope, state: SessionState, default_era: str | None = None) -> list[Item]:

@@ -12,16 +12,21 @@ from dataclasses import dataclass
 from typing import Final
 
 __all__ = [
+    "ELICITATION_ERAS",
     "ERA_ALIASES",
+    "INPUT_REQUEST_METHODS",
     "INPUT_REQUIRED_METHODS",
     "KNOWN_VERSIONS",
+    "LATEST_ERA",
     "META_CLIENT_CAPABILITIES",
     "META_CLIENT_INFO",
     "META_PROTOCOL_VERSION",
     "MODERN_VERSIONS",
     "PUSH_VERSIONS",
     "VersionFeatures",
+    "elicitation_era",
     "features",
+    "is_known_era",
     "is_modern",
     "normalise_version",
 ]
@@ -34,15 +39,26 @@ PUSH_VERSIONS: Final = frozenset({"2024-11-05", "2025-03-26", V2025_06_18, V2025
 MODERN_VERSIONS: Final = frozenset({V2026_07_28})
 KNOWN_VERSIONS: Final = PUSH_VERSIONS | MODERN_VERSIONS
 
+#: The protocol versions that have elicitation, oldest first (the schema checks' eras).
+ELICITATION_ERAS: Final[tuple[str, ...]] = (V2025_06_18, V2025_11_25, V2026_07_28)
+#: The newest released era; ``draft`` and unknown era strings are judged as this one.
+LATEST_ERA: Final = V2026_07_28
+
 #: Names people write for a version; ``draft`` is 2026-07-28 apart from link targets.
+#: The one alias table: version normalisation and the schema checks' eras both read it.
 ERA_ALIASES: Final = {"draft": V2026_07_28, "modern": V2026_07_28, "latest": V2026_07_28}
 
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
 
-#: The only methods whose results may be an ``InputRequiredResult`` (MR-02).
+#: The only methods whose results may be an ``InputRequiredResult`` (MR-02); their retries
+#: echo ``requestState``.
 INPUT_REQUIRED_METHODS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
+#: The methods an ``inputRequests`` entry may carry (MR-03).
+INPUT_REQUEST_METHODS: Final = frozenset(
+    {"elicitation/create", "sampling/createMessage", "roots/list"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +165,20 @@ def normalise_version(version: object) -> str | None:
         return None
     version = ERA_ALIASES.get(version, version)
     return version if version in KNOWN_VERSIONS else None
+
+
+def is_known_era(era: object) -> bool:
+    """Whether ``era`` names an era with elicitation, directly or through :data:`ERA_ALIASES`."""
+    return isinstance(era, str) and (era in ELICITATION_ERAS or era in ERA_ALIASES)
+
+
+def elicitation_era(era: object) -> str:
+    """One of :data:`ELICITATION_ERAS` for ``era``; aliases resolved, anything else the newest."""
+    if isinstance(era, str):
+        if era in ELICITATION_ERAS:
+            return era
+        return ERA_ALIASES.get(era, LATEST_ERA)
+    return LATEST_ERA
 
 
 def features(version: str | None) -> VersionFeatures | None:

@@ -10,6 +10,7 @@ This package is a pure library (no I/O beyond reading its bundled data, never th
   invisible characters and slash/dot/delimiter look-alikes (EG405).
 * :func:`userinfo_looks_like_host` tells whether URL userinfo imitates a host (EG406).
 * :func:`registrable_domain` is the eTLD+1 helper the consent view highlights.
+* :func:`script_of` is a character's Unicode script code (the consent view names scripts).
 
 Issue kinds map to rules: ``internationalised`` EG401, ``mixed_script`` EG402,
 ``whole_script_confusable`` EG403, ``lookalike`` EG404, ``deceptive_form`` EG406,
@@ -28,6 +29,7 @@ from elicitguard.checks.domains._host import (
     bundled_protected_domains,
     registrable_domain,
 )
+from elicitguard.checks.domains._unicode import script as script_of
 from elicitguard.checks.domains._userinfo import userinfo_looks_like_host
 
 __all__ = [
@@ -39,5 +41,6 @@ __all__ = [
     "bundled_protected_domains",
     "find_invisible_or_deceptive_chars",
     "registrable_domain",
+    "script_of",
     "userinfo_looks_like_host",
 ]

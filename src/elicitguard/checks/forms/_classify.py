@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.forms._lexicon import Lexicon
 from elicitguard.checks.forms._message import PRIORITY, language_of, reported
 from elicitguard.checks.forms._scan import ClassHit, Scan, scan
@@ -241,7 +242,7 @@ def classify_field(
     notes = [f"{src}: {n}" for src, s in zip(_WEIGHT, scans, strict=True) for n in s.notes]
     return FieldVerdict(
         field=key,
-        pointer="/properties/" + key.replace("~", "~0").replace("/", "~1"),
+        pointer="/properties/" + escape_pointer(key),
         secret_class=reported(secret) if secret else None,
         sensitive_class=sensitive,
         language=_language(ev, top, scans, ctx),

@@ -12,10 +12,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from elicitguard.base.decision import Hit, Severity
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks import schema as schema_checks
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit, Severity
-from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import ABSENT, Item, ItemKind
 from elicitguard.protocol.versions import (
     INPUT_REQUIRED_METHODS,

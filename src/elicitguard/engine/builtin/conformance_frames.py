@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from elicitguard.base.decision import Hit
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit
 from elicitguard.protocol.items import Item, ItemKind
 
 __all__: list[str] = []

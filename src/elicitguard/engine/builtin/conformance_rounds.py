@@ -12,19 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from elicitguard.base.decision import Hit, Severity
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit, Severity
-from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.session import ChainState
+from elicitguard.protocol.versions import INPUT_REQUEST_METHODS, INPUT_REQUIRED_METHODS
 
 __all__: list[str] = []
 
 Params = Mapping[str, Any]
-INPUT_REQUEST_METHODS = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 #: Input requests whose params the schema requires (``roots/list`` takes none).
 PARAMS_REQUIRED = frozenset({"elicitation/create", "sampling/createMessage"})
-ECHO_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 MAX_KEYS_NAMED = 5
 
 
@@ -85,7 +84,7 @@ def retry_new_id(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]
 @check("conformance.request_state_echo")
 def request_state_echo(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG115: ``requestState`` not echoed exactly, dropped, or invented (MR-10)."""
-    if item.method not in ECHO_METHODS:
+    if item.method not in INPUT_REQUIRED_METHODS:
         return
     echo = item.facts.get("state_echo")
     problem = {

@@ -1,11 +1,9 @@
 """Checks for domains and homographs (EG401-EG407) over the ``url`` of URL-mode requests.
 
 Thin adapters over :mod:`elicitguard.checks.domains`: the host is analysed once per message
-(cached in the context) with the look-alike targets the policy knows about, and each rule
-picks the issues of its kind. Protected domains are the bundled list, the policy's
-``lists.protected_domains``, the servers' own domains from ``lists.server_domains``, and the
-operator's name for the server when that name is a host or a URL: a server is the first
-thing its own users are phished with.
+(cached in the context) with the look-alike targets the policy knows about
+(:func:`elicitguard.checks.url_facts.protected_domains_for`), and each rule picks the issues
+of its kind.
 
 Messages name the registrable domain in ASCII (what the audit record already keeps; the
 Unicode form of a spoof would read as the name it imitates) and facts that
@@ -16,24 +14,21 @@ paths or query values; EG401 names both forms of the host because recording them
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
+from elicitguard.base.decision import Hit, Severity
 from elicitguard.checks.domains import (
     CharIssue,
     HostAnalysis,
-    analyze_host,
     find_invisible_or_deceptive_chars,
-    registrable_domain,
     userinfo_looks_like_host,
 )
-from elicitguard.checks.urls import ParsedUrl, parse_url
+from elicitguard.checks.url_facts import UrlFacts, protected_domains_for, url_facts
+from elicitguard.checks.urls import ParsedUrl
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit, Severity
 from elicitguard.protocol.items import Item
 
-__all__ = ["UrlFacts", "protected_domains_for", "server_domains", "url_facts", "url_part_at"]
+__all__ = ["url_part_at"]
 
 Params = Mapping[str, Any]
 _MAX_SHOWN = 120
@@ -51,66 +46,6 @@ _CATEGORY_WORDS = {
 
 def _short(text: str) -> str:
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
-
-
-def _host_of_server(server: str) -> str | None:
-    """The host in an operator's server name (``api.acme.com``, ``https://mcp.acme.com/mcp``)."""
-    text = server.strip()
-    if "://" in text:
-        parsed = parse_url(text)
-        if not parsed.has_authority:
-            return None
-        return parsed.host.strip("[]") or None
-    if "." not in text or any(c in text for c in " /@:"):
-        return None
-    return text.lower().rstrip(".")
-
-
-def server_domains(server: str | None, lists: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """The servers' own domains: ``lists.server_domains`` plus the registrable domain of the
-    server's name when that name is a host (``mcp.acme.com`` protects ``acme.com``)."""
-    out = list(lists.get("server_domains", ()))
-    if server:
-        host = _host_of_server(server)
-        domain = registrable_domain(host) if host is not None else None
-        if domain is not None:
-            out.append(domain)
-    return tuple(out)
-
-
-@lru_cache(maxsize=256)
-def _normalised(entries: tuple[str, ...]) -> frozenset[str]:
-    out: set[str] = set()
-    for entry in entries:
-        text = entry.strip().lower().removeprefix("*.").removeprefix(".")
-        if text and "/" not in text:
-            out.add(text)
-    return frozenset(out)
-
-
-def protected_domains_for(
-    server: str | None, lists: Mapping[str, tuple[str, ...]]
-) -> frozenset[str]:
-    """Domains to protect beyond the bundled list (policy list and the servers' own domains)."""
-    entries = tuple(lists.get("protected_domains", ())) + server_domains(server, lists)
-    return _normalised(entries)
-
-
-@dataclass(frozen=True, slots=True)
-class UrlFacts:
-    """The parsed URL and the analysis of its host (``None`` when it has no host)."""
-
-    url: str
-    parsed: ParsedUrl
-    host: HostAnalysis | None
-
-
-def url_facts(url: str, protected: frozenset[str] = frozenset()) -> UrlFacts:
-    """Parse ``url`` and analyse its host against the bundled and ``protected`` domains."""
-    parsed = parse_url(url)
-    host = parsed.host if parsed.has_authority else ""
-    analysis = analyze_host(host, protected=protected) if host else None
-    return UrlFacts(url, parsed, analysis)
 
 
 def _facts(item: Item, ctx: CheckContext) -> UrlFacts | None:

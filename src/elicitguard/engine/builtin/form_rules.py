@@ -26,10 +26,13 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import orjson
+from pydantic import model_validator
 
+from elicitguard.base.decision import Hit
+from elicitguard.base.pointer import escape_pointer, unescape_pointer
 from elicitguard.checks.forms import (
     ALL_LANGUAGES,
     FieldVerdict,
@@ -48,9 +51,7 @@ from elicitguard.checks.secrets import (
     scan_value,
     split_secret,
 )
-from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit
-from elicitguard.protocol.extract import escape_pointer
+from elicitguard.engine.context import CheckContext, CheckParams, check
 from elicitguard.protocol.items import Item
 from elicitguard.protocol.versions import V2025_06_18
 
@@ -169,6 +170,21 @@ def _parse(params: Params) -> FormSettings:
     # Compile the lexicons now: an unknown language or class fails here, named.
     classify_form({}, languages=settings.languages, extra_words=settings.extra_words)
     return settings
+
+
+class FormParams(CheckParams):
+    """The params every form rule takes (``EG2*: {params: ...}`` sets them all)."""
+
+    languages: list[str] | None = None
+    extra_words: dict[str, dict[str, list[str]]] | None = None
+    allowed_fields: list[str] | None = None
+    min_confidence: Literal["low", "medium", "high"] | None = None
+
+    @model_validator(mode="after")
+    def _compiles(self) -> FormParams:
+        """The lexicons compile: an unknown language or word class is named now."""
+        _parse(self.model_dump(exclude_none=True))
+        return self
 
 
 _SETTINGS: dict[int, tuple[Params, FormSettings]] = {}
@@ -307,7 +323,7 @@ def _redactable(verdict: FieldVerdict) -> str | None:
 # --------------------------------------------------------------------------- EG201 / EG203
 
 
-@check("forms.secret_fields", pure=True)
+@check("forms.secret_fields", pure=True, params=FormParams)
 def secret_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG201: a form property asks for a password, key, token, code or card credential."""
     form = _form(item)
@@ -330,7 +346,7 @@ def secret_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
             )
 
 
-@check("forms.sensitive_fields", pure=True)
+@check("forms.sensitive_fields", pure=True, params=FormParams)
 def sensitive_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG203: a form property collects a government id, bank account or health data."""
     form = _form(item)
@@ -356,7 +372,7 @@ def sensitive_fields(item: Item, ctx: CheckContext, params: Params) -> Iterator[
 # --------------------------------------------------------------------------- EG206
 
 
-@check("forms.secret_asked_in_message", pure=True)
+@check("forms.secret_asked_in_message", pure=True, params=FormParams)
 def secret_asked_in_message(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG206: a form-mode message tells the user to type or paste a secret.
 
@@ -502,7 +518,7 @@ def _where(pointer: str, base: str) -> str:
         return "The message"
     parts = rest.split("/")
     if len(parts) >= 4 and parts[1:3] == ["requestedSchema", "properties"]:
-        name = parts[3].replace("~1", "/").replace("~0", "~")
+        name = unescape_pointer(parts[3])
         what = parts[4] if len(parts) > 4 else "schema"
         noun = {"default": "The default", "enum": "An enum value", "title": "The title"}.get(
             what, f"The `{what[:20]}`"
@@ -511,7 +527,7 @@ def _where(pointer: str, base: str) -> str:
     return "The request"
 
 
-@check("forms.secret_in_request", pure=True)
+@check("forms.secret_in_request", pure=True, params=FormParams)
 def secret_in_request(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG205: a default, enum value or any text of a form request carries a credential."""
     data = item.data
@@ -679,7 +695,7 @@ def _answer_match(
     )
 
 
-@check("forms.secret_in_answer", pure=True)
+@check("forms.secret_in_answer", pure=True, params=FormParams)
 def secret_in_answer(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG204: the content of an answer carries a credential (whatever the ``action``)."""
     data = item.data

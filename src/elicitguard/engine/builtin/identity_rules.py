@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from elicitguard.base.decision import Action, Hit, Severity
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.identity import (
     identity_headers,
     identity_meta_keys,
     normalise_identity_name,
 )
 from elicitguard.checks.request_state import analyse_request_state
-from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Action, Hit, Severity
+from elicitguard.engine.context import CheckContext, CheckParams, check
 from elicitguard.identity.principal import principal_key
 from elicitguard.protocol.envelope import Side, Transport
-from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import Item
 
 __all__ = ["identity_configured"]
@@ -83,7 +83,16 @@ def _judge(value: Any, name: str, subject: str | None) -> str | None:
     return "disagrees with"
 
 
-@check("identity.asserted_identity")
+class AssertedIdentityParams(CheckParams):
+    """EG502: where your own deployment legitimately carries an identity."""
+
+    #: Tool argument names that carry an identity in your tools (``on_behalf_of``).
+    arguments: list[str] | None = None
+    #: Headers your own authenticating gateway sets and strips from clients.
+    trusted_headers: list[str] | None = None
+
+
+@check("identity.asserted_identity", params=AssertedIdentityParams)
 def asserted_identity(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG502: a client says who the user is (``_meta``, headers, named arguments)."""
     principal = ctx.envelope.principal

@@ -17,10 +17,12 @@ import datetime as dt
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit
+from pydantic import Field
+
+from elicitguard.base.decision import Hit
+from elicitguard.engine.context import CheckContext, CheckParams, check
 from elicitguard.protocol.items import Item
 
 __all__: list[str] = []
@@ -47,7 +49,14 @@ def _now(ctx: CheckContext) -> float:
     return time.time()
 
 
-@check("rate.elicitations_per_minute")
+class RateParams(CheckParams):
+    """EG123: the window and, overriding ``limits.elicitations_per_minute``, the limit."""
+
+    per_minute: Annotated[int, Field(gt=0, strict=True)] | None = None
+    window_s: Annotated[float, Field(gt=0)] = WINDOW_S
+
+
+@check("rate.elicitations_per_minute", params=RateParams)
 def elicitations_per_minute(
     item: Item, ctx: CheckContext, params: Mapping[str, Any]
 ) -> Iterator[Hit]:

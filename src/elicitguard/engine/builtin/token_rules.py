@@ -14,13 +14,13 @@ from typing import Any
 
 import orjson
 
+from elicitguard.base.decision import Hit, Severity
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.identity import jwt_parts, query_tokens
 from elicitguard.checks.secrets import scan_text
-from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Hit, Severity
+from elicitguard.engine.context import CheckContext, CheckParams, check
 from elicitguard.identity.principal import principal_key
 from elicitguard.identity.tokens import bearer_token
-from elicitguard.protocol.extract import escape_pointer
 from elicitguard.protocol.items import Item, ItemKind
 
 __all__: list[str] = []
@@ -49,7 +49,13 @@ def _audiences(claims: Mapping[str, Any]) -> tuple[str, ...] | None:
     return None
 
 
-@check("token.foreign_audience")
+class ForeignAudienceParams(CheckParams):
+    """EG602: the audience tokens must be for (default: the policy's ``identity.audience``)."""
+
+    audience: str | None = None
+
+
+@check("token.foreign_audience", params=ForeignAudienceParams)
 def foreign_audience(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG602: the inbound bearer token was not issued for this server (AU-02, AU-03).
 
@@ -115,7 +121,13 @@ def _text(message: Any) -> str:
         return repr(message)
 
 
-@check("token.credential_to_client")
+class CredentialToClientParams(CheckParams):
+    """EG603: also search every message for the secret catalogue's formats."""
+
+    catalogue: bool = False
+
+
+@check("token.credential_to_client", params=CredentialToClientParams)
 def credential_to_client(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG603: a result, error or notification carries a third-party credential.
 

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import Annotated, Any, Final, Literal
 
+from pydantic import Field
+
+from elicitguard.base.decision import Action, Hit, Severity
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.secrets import scan_value
 from elicitguard.checks.url_safety import (
     UrlIssue,
@@ -29,9 +33,8 @@ from elicitguard.checks.url_safety import (
     preauthenticated_url,
 )
 from elicitguard.checks.urls import ParsedUrl, find_urls_in_text, parse_url
-from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.decision import Action, Hit, Severity
-from elicitguard.protocol.extract import escape_pointer
+from elicitguard.engine.builtin.form_rules import FormParams
+from elicitguard.engine.context import CheckContext, CheckParams, check
 from elicitguard.protocol.items import Item, ItemKind
 
 __all__: list[str] = []
@@ -159,6 +162,27 @@ def _action(params: Params, name: str, default: Action) -> Action:
 
 # --------------------------------------------------------------------------- EG301
 
+
+class InsecureSchemeParams(CheckParams):
+    """EG301: the environments in which plain http to a loopback or dev host is fine."""
+
+    allow_http_loopback_in: (
+        Literal["dev", "test", "prod"] | tuple[Literal["dev", "test", "prod"], ...]
+    ) = ("dev",)
+
+
+class InvalidUrlParams(CheckParams):
+    """EG302: the longest URL accepted, in characters."""
+
+    max_length: Annotated[int, Field(gt=0, strict=True)] = _LENGTH_LIMIT
+
+
+class CredentialsParams(CheckParams):
+    """EG303: what an OAuth authorization code in a URL gets (short-lived, single-use)."""
+
+    oauth_code_action: Action = Action.WARN
+
+
 _SCHEME_WORDS: Final = {
     "dangerous-scheme": "the {scheme} scheme, which a client must never open",
     "plain-http": "plain http {where}; use https",
@@ -166,7 +190,7 @@ _SCHEME_WORDS: Final = {
 }
 
 
-@check("urls.insecure_scheme", pure=True)
+@check("urls.insecure_scheme", pure=True, params=InsecureSchemeParams)
 def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG301: anything but https outside dev; http in dev only to loopback or dev hosts."""
     url = _url(item)
@@ -195,7 +219,7 @@ def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iter
 # --------------------------------------------------------------------------- EG302
 
 
-@check("urls.invalid_url", pure=True)
+@check("urls.invalid_url", pure=True, params=InvalidUrlParams)
 def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG302: not absolute, no host, control or whitespace characters, too long, unparseable."""
     data = item.data
@@ -216,7 +240,7 @@ def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator
 # --------------------------------------------------------------------------- EG303
 
 
-@check("urls.credentials", pure=True)
+@check("urls.credentials", pure=True, params=CredentialsParams)
 def credentials_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG303: a userinfo password, a catalogue secret or a secret-named value in the URL."""
     url = _url(item)
@@ -448,7 +472,8 @@ def _kind_of_link(url: str) -> str:
     return "a bare web address"
 
 
-@check("urls.clickable_in_form", pure=True)
+# EG202 is a form rule: it takes (and ignores) the params ``EG2*: {params: ...}`` sets.
+@check("urls.clickable_in_form", pure=True, params=FormParams)
 def clickable_in_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG202: a URL in a form request's texts, or in the message of a URL-mode request."""
     url_mode = item.kind is ItemKind.URL_REQUEST

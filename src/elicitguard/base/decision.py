@@ -6,6 +6,7 @@ findings wins. A finding never holds the value that triggered it, only a keyed f
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -18,6 +19,7 @@ __all__ = [
     "Hit",
     "Severity",
     "Suppressed",
+    "finding_fingerprint",
 ]
 
 
@@ -88,6 +90,17 @@ class Hit:
     severity: Severity | None = None
     field: str | None = None
     action: Action | None = None
+
+
+def finding_fingerprint(code: str, server: str | None, method: str | None, pointer: str) -> str:
+    """A finding's stable identity: rule, operator's server name, method and pointer.
+
+    Never a value: the same defect in the same place keeps its fingerprint across runs, so a
+    SARIF upload or a baseline recognises it (``partialFingerprints``), and a suppressed
+    finding gets the one a live finding would have had.
+    """
+    text = f"{code}\x00{server or ''}\x00{method or ''}\x00{pointer}"
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)

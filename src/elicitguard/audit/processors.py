@@ -1,0 +1,131 @@
+"""The audit sink's processor chain: redact, seal, render (structlog processors).
+
+Every event goes through one chain of plain callables ``(logger, method_name, event_dict)``,
+as structlog's own processors do; the last one renders the line the sink writes::
+
+    AuditLog (stamp: ts, seq)  ->  redact  ->  seal  ->  render  ->  line writer
+
+* **stamp** happens where the numbering lives: :class:`~elicitguard.audit.records.AuditLog`
+  gives every record its ``ts`` and ``seq`` before it reaches the sink.
+* **redact** (:class:`RedactRecord` for decision records, :class:`RedactEvent` for other
+  events) is the one redaction boundary. It works on the JSON form of the event, which keeps
+  it cheap: one search for sensitive key names and one scan for recognised secrets, and only
+  when either finds something is the event walked key by key.
+* **seal** (:class:`Seal`) adds the audit chain's HMAC when ``audit.chain`` is on; after
+  redaction, so the MAC covers what is written.
+* **render** is any processor that returns the line: :func:`render_json` by default. Other
+  formats (OCSF, ECS, OpenTelemetry) are renderers of their own modules, passed as
+  ``AuditSink(stream, renderer=...)``.
+
+Decision records and other events take two chains (two bound loggers) rather than one chain
+and a reserved key saying which is which: a decision record's keys are elicitguard's own, so
+only its values need the secret scan, and its verdict is remembered per clean record shape.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from elicitguard.audit.chain import ChainWriter
+from elicitguard.audit.redact import SENSITIVE_KEYS, Redactor
+
+__all__ = ["Processor", "RedactEvent", "RedactRecord", "Seal", "render_json"]
+
+#: A structlog processor: ``(logger, method_name, event_dict) -> event_dict`` (or the line).
+Processor = Callable[[Any, str, Any], Any]
+
+#: One compiled alternation of every sensitive key followed by a non-null value: a single
+#: scan of the lowered line instead of one substring search per key (hot path).
+_SENSITIVE_KEY = re.compile(
+    rb'"(?:'
+    + b"|".join(re.escape(k.encode()) for k in sorted(SENSITIVE_KEYS, key=len, reverse=True))
+    + rb')":(?!null)'
+)
+#: Fields of a decision record that elicitguard generates itself (times, counters, ids,
+#: keyed hashes): left out of the key under which a record's scan verdict is remembered.
+_VOLATILE = frozenset({"ts", "seq", "decision_id", "duration_us", "session", "jsonrpc_id"})
+#: How many clean decision-record shapes are remembered, and the largest one remembered.
+_CLEAN_LIMIT = 4096
+_CLEAN_MAX_BYTES = 8192
+
+
+def _has_sensitive_key(line: bytes) -> bool:
+    """A cheap look for a sensitive key in a rendered line (orjson writes no spaces)."""
+    return _SENSITIVE_KEY.search(line.lower()) is not None
+
+
+class RedactEvent:
+    """Redact any event: sensitive keys anywhere, recognised secrets in any string."""
+
+    __slots__ = ("_redact",)
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redact = redactor
+
+    def __call__(self, _logger: Any, _name: str, event: Any) -> Any:
+        line = orjson.dumps(event, default=str)
+        if _has_sensitive_key(line) or self._redact.finds_secret(line.decode("utf-8")):
+            return self._redact(event)
+        return event
+
+
+class RedactRecord:
+    """Redact a decision record: its keys are elicitguard's own, only values are scanned.
+
+    Consecutive records mostly differ only in generated fields (time, sequence, ids,
+    duration), so the verdict of the scan is remembered per record with those fields left
+    out: a record that repeats a clean shape is not scanned again (a string JSON-RPC id, the
+    one volatile field that comes from traffic, is still scanned each time).
+    """
+
+    __slots__ = ("_clean", "_redact")
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redact = redactor
+        self._clean: OrderedDict[bytes, None] = OrderedDict()
+
+    def __call__(self, _logger: Any, _name: str, event: Any) -> Any:
+        if self._has_secret(event):
+            return self._redact(event)
+        return event
+
+    def _has_secret(self, event: dict[str, Any]) -> bool:
+        jsonrpc_id = event.get("jsonrpc_id")
+        if isinstance(jsonrpc_id, str) and self._redact.finds_secret(jsonrpc_id):
+            return True
+        try:
+            shape = orjson.dumps({k: v for k, v in event.items() if k not in _VOLATILE})
+        except TypeError:
+            shape = b""
+        if shape and shape in self._clean:
+            self._clean.move_to_end(shape)
+            return False
+        if self._redact.finds_secret(orjson.dumps(event, default=str).decode("utf-8")):
+            return True
+        if shape and len(shape) <= _CLEAN_MAX_BYTES:
+            self._clean[shape] = None
+            if len(self._clean) > _CLEAN_LIMIT:
+                self._clean.popitem(last=False)
+        return False
+
+
+class Seal:
+    """Add the audit chain's ``chain_key`` and ``chain`` once a chain is enabled."""
+
+    __slots__ = ("chain",)
+
+    def __init__(self) -> None:
+        self.chain: ChainWriter | None = None
+
+    def __call__(self, _logger: Any, _name: str, event: Any) -> Any:
+        return self.chain.seal(event) if self.chain is not None else event
+
+
+def render_json(_logger: Any, _name: str, event: Any) -> str:
+    """The default renderer: one compact JSON object (orjson; unknown types as ``str``)."""
+    return orjson.dumps(event, default=str).decode("utf-8")
