@@ -149,9 +149,13 @@ def test_valid_urls_have_no_problems(url):
         ("0.0.0.0", False),
         ("10.0.0.5", False),
         ("192.168.1.10", False),
-        ("::ffff:127.0.0.1", False),  # mapped: decided not loopback
-        ("2130706433", False),  # numeric spelling
-        ("127.1", False),
+        ("::ffff:127.0.0.1", True),  # mapped: the IPv4 address it carries (EG302 refuses it)
+        ("2130706433", True),  # numeric spelling of 127.0.0.1 (EG302 refuses it)
+        ("127.1", True),
+        ("0x7f.1", True),
+        ("[64:ff9b::7f00:1]", True),  # NAT64 of 127.0.0.1
+        ("0x7f.1.example", False),  # a name, not an address
+        ("128.1", False),
         ("evil.example", False),
     ],
 )

@@ -133,7 +133,9 @@ _PROBLEM_WORDS: Final = {
     "bad-host": "the host contains characters a host name cannot have",
     "bad-ip-literal": "the bracketed IP literal is not a valid IPv6 address",
     "bad-idn": "the internationalised host name cannot be encoded",
-    "ambiguous-ip": "the host is a non-canonical numeric IPv4 spelling that parsers read differently",
+    "ambiguous-ip": "the host is an IPv4 address in a non-canonical spelling (numeric, "
+    "octal, hexadecimal, short or inside an IPv6 literal) that hides where it goes",
+    "bad-ipv4": "the host ends in a number but is not a valid IPv4 address",
     "backslash-in-authority": "the authority contains a backslash that browsers read as a slash",
     "backslash-in-path": "the path contains a backslash that browsers read as a slash",
     "ambiguous-userinfo": "the authority contains several @ signs; parsers disagree on the host",

@@ -3,17 +3,20 @@
 Why: detectors that scan a raw URL miss secrets followed by ``@``, ``/``, ``&`` or ``#``
 and are fooled by percent-encoding, so every URL check runs per component instead. This
 module splits a URL once (RFC 3986 Appendix B via ``rfc3986``), adds explicit checks where
-parsers disagree (backslashes, several ``@``, control characters, odd IPv4 spellings such
-as ``http://2130706433/``), lower-cases scheme and host, percent-decodes each component and
+parsers disagree (backslashes, several ``@``, control characters, odd IP spellings such
+as ``http://2130706433/`` and ``http://[::ffff:7f00:1]/``), lower-cases scheme and host, percent-decodes each component and
 decodes nested encodings one level (a URL inside a query value, base64url JSON in a value).
 
 Decisions:
 
+* IP literals are read by :mod:`elicitguard.checks.ip_literals` (the WHATWG rules), so every
+  IPv4 spelling a browser accepts is one host: ``2130706433``, ``0x7f.1``, ``127.1`` and
+  ``[::ffff:127.0.0.1]`` are all 127.0.0.1 for loopback and host-list tests, and
+  :func:`ParsedUrl.problems` reports each non-canonical spelling as ``ambiguous-ip`` (a
+  host that ends in a number but is no IPv4 address as ``bad-ipv4``).
 * loopback means ``localhost`` and ``*.localhost`` (RFC 6761 and W3C Secure Contexts treat
-  both as loopback), IPv4 ``127.0.0.0/8`` in dotted-quad form and ``::1``. Not loopback:
-  ``localhost.example.com``, ``127.0.0.1.nip.io``, ``0.0.0.0``, private ranges,
-  IPv4-mapped IPv6, and numeric spellings (``2130706433``, ``0x7f.1``, ``127.1``); the
-  latter are also reported as ambiguous by :func:`ParsedUrl.problems`.
+  both as loopback), ``127.0.0.0/8`` and ``::1``. Not loopback: ``localhost.example.com``,
+  ``127.0.0.1.nip.io``, ``0.0.0.0`` and private ranges.
 * ``+`` in a query is kept as ``+`` (not a space): tokens and phone numbers use it far more
   often than form-encoded text does in a URL-mode target.
 * :func:`find_urls_in_text` finds scheme URLs, ``www.`` links and bare domains whose last
@@ -33,8 +36,11 @@ from importlib import resources
 from typing import Any, Final, NamedTuple
 from urllib.parse import unquote
 
+import idna
 import orjson
 from rfc3986 import misc as _rfc3986
+
+from elicitguard.checks.ip_literals import effective_address, ends_in_number, parse_ip
 
 __all__ = [
     "ParsedUrl",
@@ -134,10 +140,6 @@ class ParsedUrl(NamedTuple):
 
 # --------------------------------------------------------------------------- hosts
 
-_IPV4_DOTTED_RE: Final = re.compile(r"^(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}$")
-_NUMERIC_HOST_RE: Final = re.compile(r"^(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]*))*$")
-
-
 def _strip_host(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("[") and host.endswith("]"):
@@ -146,22 +148,20 @@ def _strip_host(host: str) -> str:
 
 
 def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    if ":" in host:
-        try:
-            return ipaddress.IPv6Address(host.split("%", 1)[0])
-        except ValueError:
-            return None
-    if _IPV4_DOTTED_RE.match(host):
-        try:
-            return ipaddress.IPv4Address(host)
-        except ValueError:
-            return None
-    return None
+    """The address ``host`` reaches in any WHATWG spelling (embedded IPv4 taken out)."""
+    if ":" not in host and not ends_in_number(host):
+        return None
+    return effective_address(host)
 
 
 @functools.lru_cache(maxsize=4096)
 def is_loopback_host(host: str) -> bool:
-    """True for ``localhost``, ``*.localhost``, dotted ``127.0.0.0/8`` and ``::1`` only."""
+    """True for ``localhost``, ``*.localhost``, ``127.0.0.0/8`` and ``::1``.
+
+    An IPv4 address is loopback in every spelling a browser reads as one (``127.1``,
+    ``0x7f.0.0.1``, ``[::ffff:127.0.0.1]``): the check is about where the URL goes; EG302
+    refuses the odd spellings themselves.
+    """
     name = _strip_host(host)
     if name == "localhost" or name.endswith(".localhost"):
         return all(name.split("."))
@@ -198,7 +198,8 @@ def host_in(host: str, entries: Sequence[str]) -> bool:
     """True when ``host`` equals a listed name, is under a ``*.suffix``, or is in a CIDR.
 
     Names compare case-insensitively without a trailing dot; an IP literal matches a
-    network entry (``127.0.0.0/8``, ``::1``) only in canonical form.
+    network entry (``127.0.0.0/8``, ``::1``) in every spelling, an IPv6 literal that embeds
+    an IPv4 address (``[::ffff:10.0.0.1]``) as that IPv4 address.
     """
     names, suffixes, networks = _compile_entries(tuple(entries))
     name = _strip_host(host)
@@ -363,13 +364,27 @@ def _host_problems(host: str, port_text: str | None) -> list[str]:
     if port_text and (not _PORT_RE.match(port_text) or int(port_text) > 65535):
         problems.append("bad-port")
     if host.startswith("["):
-        if _ip(_strip_host(host)) is None:
+        literal = parse_ip(host)
+        if literal is None or not literal.is_ipv6:
             problems.append("bad-ip-literal")
+        elif not literal.canonical:
+            problems.append("ambiguous-ip")
         return problems
     if not _HOST_CHARS_RE.match(host) or ".." in host or host.startswith((".", "-")):
         problems.append("bad-host")
-    elif _NUMERIC_HOST_RE.match(host.rstrip(".")) and not _IPV4_DOTTED_RE.match(host.rstrip(".")):
-        problems.append("ambiguous-ip")
+        return problems
+    name = host.lower()
+    if not name.isascii():
+        try:
+            name = idna.uts46_remap(name, std3_rules=False, transitional=False)
+        except (idna.IDNAError, UnicodeError):
+            return [*problems, "bad-idn"]
+    if name and ends_in_number(name):
+        literal = parse_ip(name)
+        if literal is None:
+            problems.append("bad-ipv4")
+        elif not literal.canonical or name != host:
+            problems.append("ambiguous-ip")
     elif not host.isascii():
         try:
             host.encode("idna")

@@ -235,6 +235,53 @@ def _whole_script_confusable(label: str, tld: str, tld_unicode: str) -> _WholeSc
     return None
 
 
+_WHOLE_SCRIPT_BY_NAME = {ws.script: ws for ws in _WHOLE_SCRIPT}
+_NEUTRAL = frozenset("0123456789-")
+
+
+@lru_cache(maxsize=4096)
+def _reads_as_latin(ch: str) -> bool:
+    """Whether the UTS 39 skeleton of ``ch`` is ASCII letters (``ԁ`` -> ``d``, ``ꓳ`` -> ``o``)."""
+    skeleton = uc.skeleton(ch)
+    return bool(skeleton) and skeleton.isascii() and skeleton.isalpha()
+
+
+def latin_confusable(label: str, tld: str, tld_unicode: str) -> tuple[str, bool] | None:
+    """``(script, mixed)`` when every non-Latin letter of ``label`` passes for a Latin letter.
+
+    The letters must all come from one script other than Latin and each must be in
+    Chromium's look-alike set for that script or have an ASCII skeleton (UTS 39
+    confusables), so the label reads as a Latin name.  Written wholly in that script
+    (``mixed`` false), the label is exempt under a TLD where the script is expected (``.ru``
+    and ``.рф`` for Cyrillic) and for Chromium's allow-listed words; mixed with Latin letters
+    (``ехаmрӏе``) it never is.  This runs before the identifier-profile test, so a look-alike
+    that UTS 39 does not allow (Komi ``ԁ``, Lisu ``ꓲ``) still makes the label a spoof.
+    """
+    by_script: dict[str, set[str]] = {}
+    for ch in label:
+        if ch in _NEUTRAL:
+            continue
+        name = uc.script(ch)
+        if name in ("Zyyy", "Zinh"):
+            return None  # combining marks and symbols: Chromium's other rules decide
+        by_script.setdefault(name, set()).add(ch)
+    others = [name for name in by_script if name != "Latn"]
+    if len(others) != 1:
+        return None
+    script = others[0]
+    table = _WHOLE_SCRIPT_BY_NAME.get(script)
+    for ch in by_script[script]:
+        if not ((table is not None and ch in table.lookalikes) or _reads_as_latin(ch)):
+            return None
+    mixed = "Latn" in by_script
+    if not mixed:
+        if table is not None and tld in table.tlds:
+            return None
+        if any(uc.script(ch) == script for ch in tld_unicode) or label in _WHOLE_SCRIPT_WORDS:
+            return None
+    return script, mixed
+
+
 def _digit_lookalike(label: str) -> bool:
     has_lookalike = False
     for ch in label:
@@ -341,6 +388,17 @@ def check_label(
     """Return why a Unicode (NFC, lower-case) label is unsafe to display, or ``None``."""
     if label.isascii():
         return None
+    spoof = latin_confusable(label, tld, tld_unicode)
+    if spoof is not None:
+        script, mixed = spoof
+        if mixed:
+            detail = f"label mixes Latin with {script} letters that look like Latin letters"
+        else:
+            detail = (
+                f"every {script} letter in the label looks like a Latin letter and the "
+                f"TLD .{tld_unicode or tld} is not one where {script} is expected"
+            )
+        return LabelVerdict("whole_script_confusable", detail)
     icu = _icu_checks(label)
     if icu is not None:
         return icu

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import idna
 
-from elicitguard.checks.domains._ip import parse_ip_literal
+from elicitguard.checks.ip_literals import parse_ip_literal
 from elicitguard.checks.domains._psl import _psl
 
 __all__ = ["userinfo_looks_like_host"]
