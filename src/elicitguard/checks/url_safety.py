@@ -489,9 +489,14 @@ def _signed_family(parsed: ParsedUrl) -> tuple[_Family, str] | None:
     return None
 
 
+def _top_or_decoded(location: str) -> bool:
+    """A top-level component or a decoded layer of one (not a component of a nested URL)."""
+    return ">" not in location or location.split(">", 1)[1].startswith("decoded")
+
+
 def _one_time_param(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
     for comp in parsed.parts:
-        if comp.key is None or ">" in comp.location or not comp.value:
+        if comp.key is None or not _top_or_decoded(comp.location) or not comp.value:
             continue
         if _key(comp.key).one_time and not is_placeholder(comp.value):
             detail = f"one-time login or reset token in parameter {comp.key!r}"
@@ -560,6 +565,20 @@ def _preauth_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
         issue = finder(parsed, segments)
         if issue is not None:
             return (issue,)
+    # A signed or one-time link wrapped in a parameter (``?next=<encoded URL>``), however
+    # many times it was percent-encoded, is as live as the outer one.
+    for location, inner in parsed.nested_urls():
+        for issue in _preauth_cached(parse_url(inner)) if inner != parsed.raw else ():
+            return (
+                UrlIssue(
+                    issue.kind,
+                    f"{location}>{issue.location}",
+                    issue.detail,
+                    issue.value,
+                    issue.severity,
+                    issue.what,
+                ),
+            )
     return ()
 
 

@@ -45,6 +45,7 @@ from elicitguard.checks.ip_literals import effective_address, ends_in_number, pa
 __all__ = [
     "ParsedUrl",
     "UrlComponent",
+    "decoded_layers",
     "find_urls_in_text",
     "host_in",
     "is_known_tld",
@@ -132,6 +133,18 @@ class ParsedUrl(NamedTuple):
             ):
                 params.setdefault(key.lower(), value)
         return params
+
+    def nested_urls(self) -> list[tuple[str, str]]:
+        """``(location, url)`` of each URL held by a top-level value (after decoding it)."""
+        found: list[tuple[str, str]] = []
+        for location, _key, value in self.parts:
+            top = location.split(">", 1)[0]
+            if (">" in location and not location.endswith(">decoded")) or "://" not in value:
+                continue
+            text = value.strip()
+            if _SCHEME_IN_VALUE_RE.match(text) and all(text != url for _, url in found):
+                found.append((top, text))
+        return found
 
     def path_segments(self) -> list[str]:
         """Decoded path segments in order (empty ones dropped)."""
@@ -292,9 +305,17 @@ def _nested(location: str, value: str) -> Iterator[UrlComponent]:
         for comp in inner.parts:
             yield UrlComponent(f"{location}>{comp.location}", comp.key, comp.value)
         return
-    data = _b64_json(text)
+    data = _b64_json(text) if text[:1] not in ("{", "[") else _json_text(text)
     if data is not None:
         yield from _json_components(data, location, "", 1)
+
+
+def _json_text(text: str) -> Any:
+    """JSON written as text (what a base64 or percent-encoded layer decoded to)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _could_nest(value: str) -> bool:
@@ -304,7 +325,74 @@ def _could_nest(value: str) -> bool:
     if len(value) < 12:
         return False
     head = value.lstrip()
-    return bool(head) and head[0] in _B64_JSON_FIRST
+    return bool(head) and (head[0] in _B64_JSON_FIRST or head[0] in "{[")
+
+
+_MAX_LAYERS: Final = 4
+_PCT_RE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+_B64_TEXT_RE: Final = re.compile(r"^[A-Za-z0-9_\-+/]{12,}={0,2}$")
+_PRINTABLE_RE: Final = re.compile(r"^[\x20-\x7e]+$")
+
+
+def _b64_text(value: str) -> str | None:
+    """Printable ASCII text that ``value`` is the base64 (or base64url) encoding of."""
+    if len(value) < 12 or len(value) % 4 == 1 or not _B64_TEXT_RE.match(value):
+        return None
+    if value.isdigit() or _HEXISH_RE.match(value):
+        return None  # numbers and hex digests are not base64 text
+    padded = value + "=" * (-len(value) % 4)
+    try:
+        raw = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+        text = raw.decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+    return text if len(text) >= 8 and _PRINTABLE_RE.match(text) else None
+
+
+_HEXISH_RE: Final = re.compile(r"^[0-9a-fA-F]+$")
+
+
+def decoded_layers(value: str) -> list[str]:
+    """Each further decoding of ``value`` until it is stable: percent-decoding (a value
+    encoded twice or thrice) and base64 text, at most four layers (bounded work)."""
+    out: list[str] = []
+    text = value
+    for _ in range(_MAX_LAYERS):
+        if "%" in text and _PCT_RE.search(text):
+            decoded = unquote(text, errors="replace")
+        else:
+            decoded = _b64_text(text.strip()) or text
+        if decoded == text:
+            break
+        out.append(decoded)
+        text = decoded
+    return out
+
+
+def _could_unwrap(value: str) -> bool:
+    """Cheap test that :func:`decoded_layers` might decode something."""
+    return ("%" in value and _PCT_RE.search(value) is not None) or (
+        len(value) >= 12 and _B64_TEXT_RE.match(value) is not None
+    )
+
+
+_INNER_PAIRS_RE: Final = re.compile(r"^[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*)*$")
+
+
+def _add_layers(out: list[UrlComponent], location: str, key: str | None, value: str) -> str:
+    """Add each decoded layer of ``value`` as ``<location>>decoded`` (and ``key=value`` pairs
+    found in the last one); return the last layer (``value`` when nothing decoded)."""
+    layers = decoded_layers(value)
+    if not layers:
+        return value
+    where = location + ">decoded"
+    for layer in layers:
+        out.append(UrlComponent(where, key, layer))
+    last = layers[-1]
+    if "=" in last and "://" not in last and _INNER_PAIRS_RE.match(last):
+        for inner_key, _, inner_value in (p.partition("=") for p in last.split("&")):
+            out.append(UrlComponent(f"{where}:{inner_key}", inner_key, inner_value))
+    return last
 
 
 # The component builders append to one list (no generators): a URL yields a dozen
@@ -323,23 +411,34 @@ def _add_pairs(out: list[UrlComponent], prefix: str, text: str, nested: bool) ->
             value = unquote(value, errors="replace")
         location = prefix + key
         out.append(tuple.__new__(UrlComponent, (location, key, value)))
-        if not nested and value and _could_nest(value):
+        if nested or not value:
+            continue
+        if _could_unwrap(value):
+            value = _add_layers(out, location, key, value)
+        if _could_nest(value):
             out.extend(_nested(location, value))
+
+
+def _add_text(out: list[UrlComponent], location: str, text: str, nested: bool) -> None:
+    """A fragment or path segment without pairs, with its decoded layers when not nested."""
+    out.append(tuple.__new__(UrlComponent, (location, None, text)))
+    if not nested and text and _could_unwrap(text):
+        _add_layers(out, location, None, text)
 
 
 def _add_fragment(out: list[UrlComponent], fragment: str, nested: bool) -> None:
     route, mark, rest = fragment.partition("?")
     if mark:
         if route:
-            out.append(UrlComponent("fragment", None, _decode(route)))
+            _add_text(out, "fragment", _decode(route), nested)
         _add_pairs(out, "fragment:", rest, nested)
     elif "=" in fragment:
         _add_pairs(out, "fragment:", fragment, nested)
     elif fragment:
-        out.append(UrlComponent("fragment", None, _decode(fragment)))
+        _add_text(out, "fragment", _decode(fragment), nested)
 
 
-def _add_path(out: list[UrlComponent], path: str) -> None:
+def _add_path(out: list[UrlComponent], path: str, nested: bool = False) -> None:
     segments = path.split("/")
     for index, segment in enumerate(segments[1:] if path.startswith("/") else segments):
         if not segment:
@@ -347,7 +446,11 @@ def _add_path(out: list[UrlComponent], path: str) -> None:
         if ";" not in segment:
             if "%" in segment:
                 segment = unquote(segment, errors="replace")
+                _add_text(out, f"path[{index}]", segment, nested)
+                continue
             out.append(tuple.__new__(UrlComponent, (f"path[{index}]", None, segment)))
+            if not nested and len(segment) >= 12 and _B64_TEXT_RE.match(segment):
+                _add_layers(out, f"path[{index}]", None, segment)
             continue
         base, _, params = segment.partition(";")
         label = f"path[{index}]"
@@ -468,7 +571,7 @@ def _parse(url: str, *, nested: bool = False) -> ParsedUrl:
             problems.append(
                 "backslash-in-authority" if path.startswith("\\") else "backslash-in-path"
             )
-        _add_path(components, path)
+        _add_path(components, path, nested)
     if query:
         _add_pairs(components, "query:", query, nested)
     if fragment:

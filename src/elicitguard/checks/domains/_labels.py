@@ -246,16 +246,16 @@ def _reads_as_latin(ch: str) -> bool:
     return bool(skeleton) and skeleton.isascii() and skeleton.isalpha()
 
 
-def latin_confusable(label: str, tld: str, tld_unicode: str) -> tuple[str, bool] | None:
-    """``(script, mixed)`` when every non-Latin letter of ``label`` passes for a Latin letter.
+def latin_confusable(label: str, tld: str, tld_unicode: str) -> str | None:
+    """The script of ``label`` when it is written wholly in one non-Latin script whose
+    letters all pass for Latin letters, under a TLD where that script is not expected.
 
-    The letters must all come from one script other than Latin and each must be in
-    Chromium's look-alike set for that script or have an ASCII skeleton (UTS 39
-    confusables), so the label reads as a Latin name.  Written wholly in that script
-    (``mixed`` false), the label is exempt under a TLD where the script is expected (``.ru``
-    and ``.рф`` for Cyrillic) and for Chromium's allow-listed words; mixed with Latin letters
-    (``ехаmрӏе``) it never is.  This runs before the identifier-profile test, so a look-alike
-    that UTS 39 does not allow (Komi ``ԁ``, Lisu ``ꓲ``) still makes the label a spoof.
+    Each letter must be in Chromium's look-alike set for that script or have an ASCII
+    skeleton (UTS 39 confusables), so the label reads as a Latin name.  The label is exempt
+    under a TLD where the script is expected (``.ru`` and ``.рф`` for Cyrillic) and for
+    Chromium's allow-listed words.  This runs before the identifier-profile test, so a
+    look-alike that UTS 39 does not allow (Komi ``ԁ``, Lisu ``ꓲ``) still makes the label a
+    whole-script spoof rather than a mixed-script one.
     """
     by_script: dict[str, set[str]] = {}
     for ch in label:
@@ -273,13 +273,13 @@ def latin_confusable(label: str, tld: str, tld_unicode: str) -> tuple[str, bool]
     for ch in by_script[script]:
         if not ((table is not None and ch in table.lookalikes) or _reads_as_latin(ch)):
             return None
-    mixed = "Latn" in by_script
-    if not mixed:
-        if table is not None and tld in table.tlds:
-            return None
-        if any(uc.script(ch) == script for ch in tld_unicode) or label in _WHOLE_SCRIPT_WORDS:
-            return None
-    return script, mixed
+    if "Latn" in by_script:
+        return None  # mixed with Latin: the mixed-script test (EG402) reports it
+    if table is not None and tld in table.tlds:
+        return None
+    if any(uc.script(ch) == script for ch in tld_unicode) or label in _WHOLE_SCRIPT_WORDS:
+        return None
+    return script
 
 
 def _digit_lookalike(label: str) -> bool:
@@ -388,17 +388,13 @@ def check_label(
     """Return why a Unicode (NFC, lower-case) label is unsafe to display, or ``None``."""
     if label.isascii():
         return None
-    spoof = latin_confusable(label, tld, tld_unicode)
-    if spoof is not None:
-        script, mixed = spoof
-        if mixed:
-            detail = f"label mixes Latin with {script} letters that look like Latin letters"
-        else:
-            detail = (
-                f"every {script} letter in the label looks like a Latin letter and the "
-                f"TLD .{tld_unicode or tld} is not one where {script} is expected"
-            )
-        return LabelVerdict("whole_script_confusable", detail)
+    script = latin_confusable(label, tld, tld_unicode)
+    if script is not None:
+        return LabelVerdict(
+            "whole_script_confusable",
+            f"every {script} letter in the label looks like a Latin letter and the "
+            f"TLD .{tld_unicode or tld} is not one where {script} is expected",
+        )
     icu = _icu_checks(label)
     if icu is not None:
         return icu

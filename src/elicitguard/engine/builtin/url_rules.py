@@ -110,6 +110,15 @@ def _safe_name(key: str | None) -> str | None:
 def _where(issue: UrlIssue, key: str | None) -> str:
     """Where in the URL, in words, from the component's label (no value, no unsafe name)."""
     location = issue.location
+    if ">decoded" in location:
+        top = location.split(">", 1)[0]
+        name = _safe_name(key)
+        named = f" `{name}`" if name else ""
+        kind = top.split(":", 1)[0] if ":" in top else top.split("[", 1)[0]
+        place = {"query": "query parameter", "fragment": "fragment parameter"}.get(kind, kind)
+        if kind == "path":
+            place = "path segment"
+        return f"the decoded (percent-encoded again or base64) value of a {place}{named}"
     nested = " of a URL nested in a parameter" if ">" in location else ""
     last = location.rsplit(">", 1)[-1]
     name = _safe_name(key)
