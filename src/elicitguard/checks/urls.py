@@ -153,6 +153,7 @@ class ParsedUrl(NamedTuple):
 
 # --------------------------------------------------------------------------- hosts
 
+
 def _strip_host(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("[") and host.endswith("]"):
@@ -376,7 +377,9 @@ def _could_unwrap(value: str) -> bool:
     )
 
 
-_INNER_PAIRS_RE: Final = re.compile(r"^[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*)*$")
+_INNER_PAIRS_RE: Final = re.compile(
+    r"^[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*)*$"
+)
 
 
 def _add_layers(out: list[UrlComponent], location: str, key: str | None, value: str) -> str:

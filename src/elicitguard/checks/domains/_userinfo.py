@@ -15,8 +15,8 @@ from functools import lru_cache
 
 import idna
 
-from elicitguard.checks.ip_literals import parse_ip_literal
 from elicitguard.checks.domains._psl import _psl
+from elicitguard.checks.ip_literals import parse_ip_literal
 
 __all__ = ["userinfo_looks_like_host"]
 

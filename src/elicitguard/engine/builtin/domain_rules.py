@@ -29,6 +29,7 @@ from elicitguard.checks.domains import (
     userinfo_looks_like_host,
 )
 from elicitguard.checks.urls import ParsedUrl, parse_url
+from elicitguard.engine.builtin.url_rules import message_url
 from elicitguard.engine.context import CheckContext, check
 from elicitguard.engine.decision import Hit, Severity
 from elicitguard.protocol.items import Item
@@ -105,9 +106,12 @@ class UrlFacts:
     host: HostAnalysis | None
 
 
-def url_facts(url: str, protected: frozenset[str] = frozenset()) -> UrlFacts:
-    """Parse ``url`` and analyse its host against the bundled and ``protected`` domains."""
-    parsed = parse_url(url)
+def url_facts(
+    url: str, protected: frozenset[str] = frozenset(), parsed: ParsedUrl | None = None
+) -> UrlFacts:
+    """Parse ``url`` (unless ``parsed`` is given) and analyse its host against the bundled
+    and ``protected`` domains."""
+    parsed = parse_url(url) if parsed is None else parsed
     host = parsed.host if parsed.has_authority else ""
     analysis = analyze_host(host, protected=protected) if host else None
     return UrlFacts(url, parsed, analysis)
@@ -123,7 +127,7 @@ def _facts(item: Item, ctx: CheckContext) -> UrlFacts | None:
     if isinstance(cached, UrlFacts) and cached.url == url:
         return cached
     protected = protected_domains_for(ctx.server, ctx.lists)
-    facts = url_facts(url, protected)
+    facts = url_facts(url, protected, message_url(url, ctx))
     ctx.cache[key] = facts
     return facts
 
