@@ -199,7 +199,7 @@ UNSAFE = [
     ("з12.com", {W}, "Cyrillic ze as 3"),
     ("θ12.com", {W}, "Greek theta as 0"),
     ("੨੩.com", {W}, "Gurmukhi digits as 2 3"),
-    ("1२3.com", {M}, "two numbering systems"),
+    ("1२3.com", {M, W}, "two numbering systems"),
     ("12ㄐ.com", {W}, "Bopomofo as 4"),
     ("շ00.com", {W}, "Armenian sha as 2"),
     # mixed scripts (restriction level worse than highly restrictive)

@@ -136,8 +136,14 @@ _PROBLEM_WORDS: Final = {
     "ambiguous-ip": "the host is an IPv4 address in a non-canonical spelling (numeric, "
     "octal, hexadecimal, short or inside an IPv6 literal) that hides where it goes",
     "bad-ipv4": "the host ends in a number but is not a valid IPv4 address",
+    "unspecified-address": "the host is the unspecified address (0.0.0.0 or ::), which "
+    "some systems open as this machine",
+    "compat-host": "the host is an ASCII name written in full-width, enclosed or other "
+    "compatibility characters",
     "backslash-in-authority": "the authority contains a backslash that browsers read as a slash",
     "backslash-in-path": "the path contains a backslash that browsers read as a slash",
+    "backslash-in-query-or-fragment": "the query or fragment contains a backslash (not allowed "
+    "in a URL; it makes the URL read as going somewhere else)",
     "ambiguous-userinfo": "the authority contains several @ signs; parsers disagree on the host",
 }
 

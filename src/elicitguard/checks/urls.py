@@ -475,6 +475,8 @@ def _host_problems(host: str, port_text: str | None) -> list[str]:
             problems.append("bad-ip-literal")
         elif not literal.canonical:
             problems.append("ambiguous-ip")
+        elif literal.address == "::":
+            problems.append("unspecified-address")
         return problems
     if not _HOST_CHARS_RE.match(host) or ".." in host or host.startswith((".", "-")):
         problems.append("bad-host")
@@ -491,6 +493,12 @@ def _host_problems(host: str, port_text: str | None) -> list[str]:
             problems.append("bad-ipv4")
         elif not literal.canonical or name != host:
             problems.append("ambiguous-ip")
+        elif ipaddress.IPv4Address(literal.address).is_unspecified:
+            problems.append("unspecified-address")
+    elif not host.isascii() and name.isascii():
+        # Full-width, enclosed or mathematical letters that UTS 46 folds to an ASCII name
+        # (``ⓔⓧⓐⓜⓟⓛⓔ.ⓒⓞⓜ`` is example.com): the browser goes to a host no list spells so.
+        problems.append("compat-host")
     elif not host.isascii():
         try:
             host.encode("idna")
@@ -575,6 +583,8 @@ def _parse(url: str, *, nested: bool = False) -> ParsedUrl:
                 "backslash-in-authority" if path.startswith("\\") else "backslash-in-path"
             )
         _add_path(components, path, nested)
+    if "\\" in (query or "") or "\\" in (fragment or ""):
+        problems.append("backslash-in-query-or-fragment")
     if query:
         _add_pairs(components, "query:", query, nested)
     if fragment:

@@ -239,11 +239,25 @@ _WHOLE_SCRIPT_BY_NAME = {ws.script: ws for ws in _WHOLE_SCRIPT}
 _NEUTRAL = frozenset("0123456789-")
 
 
+# Scripts whose Latin look-alikes are exactly Chromium's table: Cyrillic and Greek words are
+# common under .com, and their looser look-alikes (т, п, к) would flag real words.
+_TABLE_ONLY = frozenset({"Cyrl", "Grek"})
+
+
 @lru_cache(maxsize=4096)
-def _reads_as_latin(ch: str) -> bool:
-    """Whether the UTS 39 skeleton of ``ch`` is ASCII letters (``ԁ`` -> ``d``, ``ꓳ`` -> ``o``)."""
+def _reads_as_latin(ch: str, script: str) -> bool:
+    """Whether ``ch`` reads as an ASCII letter or digit: its UTS 39 skeleton does (``ԁ`` -> ``d``,
+    ``ꓳ`` -> ``o``, ``੨`` -> ``2``), or, outside Cyrillic and Greek, Chromium's extra skeleton
+    mappings do (Lao ``ຟ`` -> ``w``, Myanmar ``ဌ`` -> ``g``)."""
     skeleton = uc.skeleton(ch)
-    return bool(skeleton) and skeleton.isascii() and skeleton.isalpha()
+    if skeleton and skeleton.isascii() and skeleton.isalnum():
+        return True
+    if script in _TABLE_ONLY:
+        return False
+    from elicitguard.checks.domains._lookalike import extra_skeleton  # cycle: it imports us
+
+    extra = extra_skeleton(ch)
+    return extra is not None and extra.isascii() and extra.isalnum()
 
 
 def latin_confusable(label: str, tld: str, tld_unicode: str) -> str | None:
@@ -271,7 +285,7 @@ def latin_confusable(label: str, tld: str, tld_unicode: str) -> str | None:
     script = others[0]
     table = _WHOLE_SCRIPT_BY_NAME.get(script)
     for ch in by_script[script]:
-        if not ((table is not None and ch in table.lookalikes) or _reads_as_latin(ch)):
+        if not ((table is not None and ch in table.lookalikes) or _reads_as_latin(ch, script)):
             return None
     if "Latn" in by_script:
         return None  # mixed with Latin: the mixed-script test (EG402) reports it
@@ -354,6 +368,8 @@ def _dangerous_pattern() -> re.Pattern[str]:
     cjk_latin_like = (
         "\u4e00\u3127\u4e28\u4e5b\u4e03\u4e05\u5341\u3007\u3112"
         "\u311a\u311f\u3128\u3129\u3108\u31ba\u31b3\u5de5\u31b2\u8ba0\u4e01"
+        # and the ideographs Chromium's skeleton generator reads as Latin (t, y, x, 4)
+        "\u4e06\u4e2b\u4e42\u4e29"
     )
     parts = [
         # Katakana no/so/zo/n and slash-like ideographs between non-Japanese characters.
@@ -392,8 +408,8 @@ def check_label(
     if script is not None:
         return LabelVerdict(
             "whole_script_confusable",
-            f"every {script} letter in the label looks like a Latin letter and the "
-            f"TLD .{tld_unicode or tld} is not one where {script} is expected",
+            f"every {script} character in the label looks like a Latin letter or digit and "
+            f"the TLD .{tld_unicode or tld} is not one where {script} is expected",
         )
     icu = _icu_checks(label)
     if icu is not None:
