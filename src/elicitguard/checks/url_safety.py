@@ -544,7 +544,7 @@ def _auth_path_link(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
                 what="a login, reset or invitation link",
             )
     for comp in parsed.parts:
-        top_level = comp.key is not None and ">" not in comp.location
+        top_level = comp.key is not None and _top_or_decoded(comp.location)
         if top_level and _key(comp.key or "").link_token and is_opaque_handle(comp.value, 48.0):
             return UrlIssue(
                 "magic-link",
@@ -664,7 +664,7 @@ def _skip_for_signed(comp: UrlComponent, signed: bool) -> bool:
         signed
         and comp.key is not None
         and comp.key.lower() in _SIGNATURE_PARAMS
-        and ">" not in comp.location
+        and _top_or_decoded(comp.location)
     )
 
 
@@ -721,6 +721,12 @@ def _credentials_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
     signed = _signed_family(parsed) is not None
     # The token of a magic, reset or one-time link is EG305's finding, not a second EG303.
     preauth = {issue.location for issue in _preauth_cached(parsed)}
+    # A value that finally decodes to a placeholder (``%2524%257BTOKEN%257D``) is one.
+    preauth.update(
+        comp.location.removesuffix(">decoded")
+        for comp in parsed.parts
+        if comp.location.endswith(">decoded") and is_placeholder(comp.value)
+    )
     issues: list[UrlIssue] = []
     components = parsed.parts
     # A bare parameter (``?<token>``) is scanned as a value: its key is the text.

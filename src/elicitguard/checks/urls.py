@@ -123,15 +123,19 @@ class ParsedUrl(NamedTuple):
         return iter(self.parts)
 
     def query_params(self) -> dict[str, str]:
-        """Top-level query and fragment parameters, lower-cased keys (first value wins)."""
+        """Top-level query and fragment parameters, lower-cased keys (first value wins), then
+        the ``key=value`` pairs found in a decoded (percent-encoded again or base64) value."""
         params: dict[str, str] = {}
+        inner: list[tuple[str, str]] = []
         for location, key, value in self.parts:
-            if (
-                key is not None
-                and location.startswith(("query:", "fragment:"))
-                and ">" not in location
-            ):
+            if key is None or not location.startswith(("query:", "fragment:")):
+                continue
+            if ">" not in location:
                 params.setdefault(key.lower(), value)
+            elif ">decoded:" in location and location.count(">") == 1:
+                inner.append((key.lower(), value))
+        for key, value in inner:
+            params.setdefault(key, value)
         return params
 
     def nested_urls(self) -> list[tuple[str, str]]:
@@ -353,12 +357,24 @@ def _b64_text(value: str) -> str | None:
 _HEXISH_RE: Final = re.compile(r"^[0-9a-fA-F]+$")
 
 
+_INNER_PAIRS_RE: Final = re.compile(
+    r"^[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*)*$"
+)
+
+
+def _is_pairs(text: str) -> bool:
+    """A decoded ``key=value&...`` query (base64 text with ``=`` padding is not one)."""
+    return "=" in text and _INNER_PAIRS_RE.match(text) is not None and not _B64_TEXT_RE.match(text)
+
+
 def decoded_layers(value: str) -> list[str]:
     """Each further decoding of ``value`` until it is stable: percent-decoding (a value
     encoded twice or thrice) and base64 text, at most four layers (bounded work)."""
     out: list[str] = []
     text = value
     for _ in range(_MAX_LAYERS):
+        if out and _is_pairs(text):
+            break  # a decoded query: its values are decoded one by one, not as one text
         if "%" in text and _PCT_RE.search(text):
             decoded = unquote(text, errors="replace")
         else:
@@ -377,24 +393,27 @@ def _could_unwrap(value: str) -> bool:
     )
 
 
-_INNER_PAIRS_RE: Final = re.compile(
-    r"^[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*)*$"
-)
-
-
-def _add_layers(out: list[UrlComponent], location: str, key: str | None, value: str) -> str:
-    """Add each decoded layer of ``value`` as ``<location>>decoded`` (and ``key=value`` pairs
-    found in the last one); return the last layer (``value`` when nothing decoded)."""
+def _add_layers(
+    out: list[UrlComponent], location: str, key: str | None, value: str, depth: int = 0
+) -> str:
+    """Add what ``value`` finally decodes to as ``<location>>decoded`` (or, when that is a
+    run of ``key=value`` pairs, each pair as ``<location>>decoded:<key>``, their values decoded
+    in turn); return the final reading (``value`` when nothing decoded)."""
     layers = decoded_layers(value)
     if not layers:
         return value
     where = location + ">decoded"
-    for layer in layers:
-        out.append(UrlComponent(where, key, layer))
     last = layers[-1]
-    if "=" in last and "://" not in last and _INNER_PAIRS_RE.match(last):
+    if _is_pairs(last):
         for inner_key, _, inner_value in (p.partition("=") for p in last.split("&")):
-            out.append(UrlComponent(f"{where}:{inner_key}", inner_key, inner_value))
+            inner = f"{where}:{inner_key}"
+            out.append(UrlComponent(inner, inner_key, inner_value))
+            if depth < 1 and inner_value and _could_unwrap(inner_value):
+                inner_value = _add_layers(out, inner, inner_key, inner_value, depth + 1)
+            if depth < 1 and inner_value and _could_nest(inner_value):
+                out.extend(_nested(inner, inner_value))
+        return last
+    out.append(UrlComponent(where, key, last))
     return last
 
 
