@@ -34,10 +34,10 @@ import base64
 import hashlib
 import io
 import sys
-from urllib.parse import quote
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import yaml
 
