@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from elicitguard.checks.domains import analyze_host
+from elicitguard.checks.ip_literals import effective_address
 from elicitguard.checks.urls import parse_url
 
 DATA = json.loads(
@@ -85,8 +86,6 @@ def test_every_ipv4_spelling_is_one_host() -> None:
     for spelling in spellings:
         analysis = analyze_host(spelling)
         assert analysis.ip_literal is not None, spelling
-        from elicitguard.checks.ip_literals import effective_address
-
         assert str(effective_address(analysis.ascii_host)) == "192.168.1.1", spelling
         parsed = parse_url(f"https://{spelling}/")
         canonical = spelling == "192.168.1.1."
