@@ -138,6 +138,7 @@ _PROBLEM_WORDS: Final = {
     "bad-ipv4": "the host ends in a number but is not a valid IPv4 address",
     "unspecified-address": "the host is the unspecified address (0.0.0.0 or ::), which "
     "some systems open as this machine",
+    "lone-surrogate": "the URL holds a lone UTF-16 surrogate, which no URL can contain",
     "compat-host": "the host is an ASCII name written in full-width, enclosed or other "
     "compatibility characters",
     "backslash-in-authority": "the authority contains a backslash that browsers read as a slash",

@@ -634,11 +634,19 @@ def _parse_cached(url: str) -> ParsedUrl:
     return _parse(url)
 
 
+_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+
+
 def parse_url(url: str) -> ParsedUrl:
     """Split ``url`` into decoded components; never raises, records ``problems`` instead.
 
-    Results for URLs up to 8 KiB are cached (URL analysis is on the hot path).
+    Results for URLs up to 8 KiB are cached (URL analysis is on the hot path). A lone
+    surrogate (JSON can carry one, no URL can) is read as U+FFFD, so that no check downstream
+    meets text it cannot encode, and reported as ``lone-surrogate``.
     """
+    if not url.isascii() and _SURROGATE_RE.search(url):
+        clean = parse_url(_SURROGATE_RE.sub("\ufffd", url))
+        return clean._replace(problems=(*clean.problems, "lone-surrogate"))
     if len(url) > _MAX_PARSED_URL:
         # Bounded work for hostile input: parse the first part only and say so. Such a URL
         # is far over EG302's length limit, which blocks it by default.
