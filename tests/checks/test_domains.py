@@ -483,6 +483,11 @@ USERINFO = [
     ("john.doe:secret", False),
     ("oauth2:ghp_token", False),
     ("", False),
+    ("good.example", True),  # special-use name
+    ("bank.test:pw", True),
+    ("evil.example%2F", True),  # encoded delimiter: reads as host and path
+    ("evil%23", True),
+    ("jane.doe", False),
 ]
 
 

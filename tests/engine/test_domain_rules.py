@@ -87,15 +87,13 @@ def test_default_preset_blocks_eg403_to_eg405(url: str, code: str) -> None:
 
 
 def test_default_actions_of_the_other_domain_rules() -> None:
-    """EG401 only logs; EG402 and EG407 block (browsers show or refuse such hosts); EG406
-    warns by default and blocks under strict."""
+    """EG401 only logs; EG402, EG406 and EG407 block: browsers show such hosts as punycode,
+    go somewhere else than they read, or refuse them."""
     assert finding(evaluate("https://bücher.de/"), "EG401").action == Action.LOG
     assert evaluate("https://bücher.de/").action == Action.LOG
     assert finding(evaluate("https://sоftware-update.example/"), "EG402").action == Action.BLOCK
     assert finding(evaluate("https://xn--a.com/"), "EG407").action == Action.BLOCK
-    url = "https://paypal.com@evil.example/"
-    assert finding(evaluate(url), "EG406").action == Action.WARN
-    assert finding(evaluate(url, policy="builtin:strict"), "EG406").action == Action.BLOCK
+    assert finding(evaluate("https://paypal.com@evil.example/"), "EG406").action == Action.BLOCK
 
 
 def test_monitor_preset_records_without_blocking() -> None:
