@@ -480,7 +480,9 @@ _ASCII_DIGIT_RE: Final = re.compile(r"[0-9]")
 # are reported: an e-mail, an IBAN (mod-97), a dashed SSN, a ``+`` phone number and a card
 # number written in its printed groups (Luhn-valid, ``4111-1111-1111-1111``).
 _GROUPED_CARD_RE: Final = re.compile(
-    r"^[0-9]{4}([ -])[0-9]{4}\1[0-9]{4}\1[0-9]{4}(?:\1[0-9]{1,3})?$|^[0-9]{4}([ -])[0-9]{6}\2[0-9]{5}$"
+    r"^(?:[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{4}(?:-[0-9]{1,3})?"
+    r"|[0-9]{4} [0-9]{4} [0-9]{4} [0-9]{4}(?: [0-9]{1,3})?"
+    r"|[0-9]{4}-[0-9]{6}-[0-9]{5}|[0-9]{4} [0-9]{6} [0-9]{5})$"
 )
 
 

@@ -634,7 +634,13 @@ def _parse_cached(url: str) -> ParsedUrl:
     return _parse(url)
 
 
-_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+def _without_surrogates(url: str) -> str | None:
+    """``url`` with each lone surrogate read as U+FFFD, or ``None`` when it has none."""
+    try:
+        url.encode("utf-8")
+    except UnicodeEncodeError:
+        return url.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return None
 
 
 def parse_url(url: str) -> ParsedUrl:
@@ -644,8 +650,9 @@ def parse_url(url: str) -> ParsedUrl:
     surrogate (JSON can carry one, no URL can) is read as U+FFFD, so that no check downstream
     meets text it cannot encode, and reported as ``lone-surrogate``.
     """
-    if not url.isascii() and _SURROGATE_RE.search(url):
-        clean = parse_url(_SURROGATE_RE.sub("\ufffd", url))
+    cleaned = None if url.isascii() else _without_surrogates(url)
+    if cleaned is not None:
+        clean = parse_url(cleaned)
         return clean._replace(problems=(*clean.problems, "lone-surrogate"))
     if len(url) > _MAX_PARSED_URL:
         # Bounded work for hostile input: parse the first part only and say so. Such a URL
