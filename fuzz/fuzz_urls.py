@@ -13,7 +13,14 @@ with atheris.instrument_imports():
         find_invisible_or_deceptive_chars,
         registrable_domain,
     )
-    from elicitguard.checks.urls import find_urls_in_text, host_in, is_loopback_host, parse_url
+    from elicitguard.checks.ip_literals import effective_address, parse_ip
+    from elicitguard.checks.urls import (
+        decoded_layers,
+        find_urls_in_text,
+        host_in,
+        is_loopback_host,
+        parse_url,
+    )
 
 PROTECTED = bundled_protected_domains()
 HOSTS = ["example.com", "*.example.org", "127.0.0.1", "[::1]", "xn--bcher-kva.example"]
@@ -27,6 +34,10 @@ def test_one_input(data: bytes) -> None:
     parsed.query_params()
     parsed.path_segments()
     list(parsed.components())
+    parsed.nested_urls()
+    decoded_layers(text[:1024])
+    parse_ip(text[:256])
+    effective_address(parsed.host)
     host_in(parsed.host, HOSTS)
     is_loopback_host(parsed.host)
     for url in find_urls_in_text(text)[:8]:

@@ -199,7 +199,7 @@ UNSAFE = [
     ("з12.com", {W}, "Cyrillic ze as 3"),
     ("θ12.com", {W}, "Greek theta as 0"),
     ("੨੩.com", {W}, "Gurmukhi digits as 2 3"),
-    ("1२3.com", {M}, "two numbering systems"),
+    ("1२3.com", {M, W}, "two numbering systems"),
     ("12ㄐ.com", {W}, "Bopomofo as 4"),
     ("շ00.com", {W}, "Armenian sha as 2"),
     # mixed scripts (restriction level worse than highly restrictive)
@@ -213,12 +213,12 @@ UNSAFE = [
     ("githսb.com", {M, L}, "Latin + Armenian u"),
     ("wikipedіa.org", {M, L}, "Latin + Cyrillic i"),
     ("coinbasе.com", {M, L}, "Latin + Cyrillic e"),
-    ("privеt.ru", {M}, "mixed even under a Cyrillic TLD"),
+    ("privеt.ru", {M, W}, "mixed even under a Cyrillic TLD"),
     ("テスト한국.com", {M}, "Katakana + Hangul"),
     ("ไทยabc.com", {M}, "Thai + Latin"),
     ("abcمصر.com", {M, X}, "Arabic + Latin (also a bidi violation)"),
-    ("αbc.com", {M}, "Greek alpha + Latin"),
-    ("ԁell.com", {M}, "Cyrillic komi de + Latin"),
+    ("αbc.com", {M, W}, "Greek alpha + Latin"),
+    ("ԁell.com", {M, W}, "Cyrillic komi de + Latin"),
     # characters outside the identifier profile (reported as mixed_script)
     ("ɡoogle.com", {M, L}, "Latin script g (IPA)"),
     ("ḃank.com", {M}, "Latin Extended Additional is removed"),
@@ -278,7 +278,7 @@ UNSAFE = [
     ("pay-pal.com", {L}, "hyphen inserted"),
     ("www.gооgle.com", {L}, "spoof with a subdomain"),
     ("login.paypaӏ.com", {L}, "spoof with a subdomain"),
-    ("gооgle.co.uk.", {M}, "mixed script under .co.uk"),
+    ("gооgle.co.uk.", {M, W}, "mixed script under .co.uk"),
     # a protected domain spelled inside an unrelated registrable domain
     ("paypal.com.evil.example", {D}, "protected domain as subdomain labels"),
     ("accounts.google.com.phish.io", {D}, "protected domain as subdomain labels"),
@@ -361,7 +361,7 @@ IPS = [
     ("0x.0x.0x.0x", "0.0.0.0", "hex"),
     ("[::1]", "::1", "ipv6"),
     ("[0:0:0:0:0:0:0:1]", "::1", "ipv6"),
-    ("[::ffff:127.0.0.1]", "::ffff:7f00:1", "ipv6"),
+    ("[::ffff:127.0.0.1]", "::ffff:7f00:1", "mapped"),
 ]
 
 
@@ -483,6 +483,11 @@ USERINFO = [
     ("john.doe:secret", False),
     ("oauth2:ghp_token", False),
     ("", False),
+    ("good.example", True),  # special-use name
+    ("bank.test:pw", True),
+    ("evil.example%2F", True),  # encoded delimiter: reads as host and path
+    ("evil%23", True),
+    ("jane.doe", False),
 ]
 
 

@@ -112,3 +112,33 @@ def test_pii_context(key, family):
 def test_repr_hides_value():
     (match,) = scan_pii("jane.doe@gmail.com")
     assert "jane" not in repr(match)
+
+
+@pytest.mark.parametrize(
+    ("value", "key", "expected"),
+    [
+        ("4111-1111-1111-1111", "ref", "card_number"),  # printed groups under a neutral name
+        ("4111 1111 1111 1111", "order_id", "card_number"),
+        ("3782-822463-10005", "ref", "card_number"),  # Amex groups
+        ("DE89370400440532013000", "ref", "iban"),
+        ("536-90-4399", "ref", "us_ssn"),
+        ("+14155552671", "ref", "phone"),
+        ("jane.doe@gmail.com", "user_id", "email"),
+    ],
+)
+def test_shapes_found_under_id_like_names(value, key, expected):
+    assert expected in kinds(value, key)
+
+
+@pytest.mark.parametrize(
+    ("value", "key"),
+    [
+        ("4111111111111111", "ref"),  # a bare number under an id-like name stays an id
+        ("4111-1111-1111-1112", "ref"),  # grouped but Luhn fails
+        ("1733011200", "ts"),  # timestamp
+        ("2024-0001-0002-0003", "order_id"),  # grouped, not a card prefix or Luhn
+        ("550e8400-e29b-41d4-a716-446655440000", "id"),  # UUID
+    ],
+)
+def test_id_like_names_stay_quiet(value, key):
+    assert scan_pii(value, key) == []

@@ -52,7 +52,7 @@ AKID = "AK" + "IA" + rand(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         ("http://0.0.0.0:8080/", "dev", "plain-http"),  # not loopback
         ("http://192.168.1.20/", "dev", "plain-http"),  # private range
         ("http://localhost@evil.example/", "dev", "plain-http"),  # userinfo trick
-        ("http://2130706433/", "dev", "plain-http"),  # numeric spelling
+        ("http://[::ffff:c0a8:114]/", "dev", "plain-http"),  # mapped 192.168.1.20: private
         ("javascript:alert(document.cookie)", "dev", "dangerous-scheme"),
         ("JavaScript:alert(1)", "prod", "dangerous-scheme"),  # case-insensitive
         ("data:text/html,<script>alert(1)</script>", "prod", "dangerous-scheme"),

@@ -149,9 +149,13 @@ def test_valid_urls_have_no_problems(url):
         ("0.0.0.0", False),
         ("10.0.0.5", False),
         ("192.168.1.10", False),
-        ("::ffff:127.0.0.1", False),  # mapped: decided not loopback
-        ("2130706433", False),  # numeric spelling
-        ("127.1", False),
+        ("::ffff:127.0.0.1", True),  # mapped: the IPv4 address it carries (EG302 refuses it)
+        ("2130706433", True),  # numeric spelling of 127.0.0.1 (EG302 refuses it)
+        ("127.1", True),
+        ("0x7f.1", True),
+        ("[64:ff9b::7f00:1]", True),  # NAT64 of 127.0.0.1
+        ("0x7f.1.example", False),  # a name, not an address
+        ("128.1", False),
         ("evil.example", False),
     ],
 )
@@ -213,3 +217,66 @@ def test_find_urls(text, expected):
 )
 def test_find_urls_ignores_look_alikes(text):
     assert find_urls_in_text(text) == []
+
+
+def _values(url: str) -> dict[str, str]:
+    return {comp.location: comp.value for comp in parse_url(url).parts}
+
+
+def test_values_are_decoded_until_stable():
+    """A value encoded twice or thrice is added once more as its final reading."""
+    parts = _values("https://a.example/cb?x=%2567hp_token&y=%252567hp_token")
+    assert parts["query:x>decoded"] == "ghp_token"
+    assert parts["query:y>decoded"] == "ghp_token"
+
+
+def test_base64_query_is_split_into_decoded_pairs():
+    import base64
+
+    wrapped = base64.urlsafe_b64encode(
+        b"password=hunter2&next=https%253A%252F%252Fb.example%252Fx"
+    ).decode()
+    parts = _values(f"https://a.example/cb?ref={wrapped}")
+    assert parts["query:ref>decoded:password"] == "hunter2"
+    assert parts["query:ref>decoded:next>decoded"] == "https://b.example/x"
+
+
+def test_fragment_and_path_are_decoded():
+    import base64
+
+    segment = base64.b64encode(b"ssn=078-05-1121!").decode()
+    parts = _values(f"https://a.example/u/{segment}/x#e=jane%2540gmail.com")
+    assert parts["path[1]>decoded:ssn"] == "078-05-1121!"
+    assert parts["fragment:e>decoded"] == "jane@gmail.com"
+
+
+def test_plain_values_add_nothing():
+    url = "https://a.example/cb?state=af0ifjsldkj8Q3ZbD2mNxkVR&utm_source=mail&id=550e8400-e29b-41d4-a716-446655440000"
+    assert not any(">" in comp.location for comp in parse_url(url).parts)
+
+
+def test_decoded_pairs_count_as_parameters():
+    import base64
+
+    wrapped = base64.urlsafe_b64encode(b"token=abc123def456&type=magiclink").decode()
+    assert (
+        parse_url(f"https://a.example/verify?ref={wrapped}").query_params()["type"] == "magiclink"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("https://0xC0A80101/", "ambiguous-ip"),
+        ("https://[::ffff:192.168.1.1]/", "ambiguous-ip"),
+        ("https://[64:ff9b::c0a8:101]/", "ambiguous-ip"),
+        ("https://10.1.1/", "ambiguous-ip"),
+        ("https://example.256/", "bad-ipv4"),
+        ("https://0.0.0.0/", "unspecified-address"),
+        ("https://[::]/", "unspecified-address"),
+        ("https://ⓔⓧⓐⓜⓟⓛⓔ.ⓒⓞⓜ/", "compat-host"),
+        ("https://a.example/#x\\@b.example", "backslash-in-query-or-fragment"),
+    ],
+)
+def test_host_spelling_problems(url, problem):
+    assert problem in parse_url(url).problems

@@ -140,12 +140,13 @@ def test_can_open_only_https_or_dev_loopback_http(url: str, env: str, can_open: 
 def test_policy_decides_the_warnings() -> None:
     """The same URL is blocked by strict, only warned by default, and its warnings vanish
     when the policy turns the rule off."""
-    url = "https://sоftware-update.example/"
-    assert not describe_url(url).blocked
-    assert next(w for w in describe_url(url).warnings if w.code == "EG402").level == "warning"
-    assert describe_url(url, "builtin:strict").blocked
-    quiet = load_policy(extra_layers=[{"rules": {"EG402": {"action": "off"}}}], environ={})
-    assert "EG402" not in describe_url(url, quiet).codes
+    url, text = "https://app.example.com/connect", "Read https://docs.example.com first"
+    assert not describe_url(url, message=text).blocked
+    warning = next(w for w in describe_url(url, message=text).warnings if w.code == "EG202")
+    assert warning.level == "warning"
+    assert describe_url(url, "builtin:strict", message=text).blocked
+    quiet = load_policy(extra_layers=[{"rules": {"EG202": {"action": "off"}}}], environ={})
+    assert "EG202" not in describe_url(url, quiet, message=text).codes
 
 
 def test_policy_file_is_loaded(tmp_path: object) -> None:

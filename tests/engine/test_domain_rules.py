@@ -31,10 +31,35 @@ def _policy(source: str | None, lists: str) -> Policy:
     return load_policy(source, extra_layers=extra, environ={})
 
 
-def evaluate(url: str, *, policy: str | None = None, server: str | None = None, lists: dict[str, list[str]] | None = None, era: str = "2025-11-25") -> Decision:
-    engine = Engine(_policy(policy, json.dumps(lists, sort_keys=True)), audit=AuditSink(io.StringIO()), keys=KeyRing.random(), default_era=era)
-    message = {"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": url, "elicitationId": "e-7"}}
-    return engine.evaluate(Envelope(message, Direction.SERVER_TO_CLIENT, side=Side.CLIENT, server=server, protocol_version=era))
+def evaluate(
+    url: str,
+    *,
+    policy: str | None = None,
+    server: str | None = None,
+    lists: dict[str, list[str]] | None = None,
+    era: str = "2025-11-25",
+) -> Decision:
+    engine = Engine(
+        _policy(policy, json.dumps(lists, sort_keys=True)),
+        audit=AuditSink(io.StringIO()),
+        keys=KeyRing.random(),
+        default_era=era,
+    )
+    message = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "elicitation/create",
+        "params": {"mode": "url", "message": "Sign in", "url": url, "elicitationId": "e-7"},
+    }
+    return engine.evaluate(
+        Envelope(
+            message,
+            Direction.SERVER_TO_CLIENT,
+            side=Side.CLIENT,
+            server=server,
+            protocol_version=era,
+        )
+    )
 
 
 def finding(decision: Decision, code: str) -> Any:
@@ -59,12 +84,13 @@ def test_default_preset_blocks_eg403_to_eg405(url: str, code: str) -> None:
 
 
 def test_default_actions_of_the_other_domain_rules() -> None:
-    """EG401 only logs; EG402, EG406 and EG407 warn by default and block under strict."""
+    """EG401 only logs; EG402, EG406 and EG407 block: browsers show such hosts as punycode,
+    go somewhere else than they read, or refuse them."""
     assert finding(evaluate("https://bücher.de/"), "EG401").action == Action.LOG
     assert evaluate("https://bücher.de/").action == Action.LOG
-    for url, code in (("https://sоftware-update.example/", "EG402"), ("https://paypal.com@evil.example/", "EG406"), ("https://xn--a.com/", "EG407")):
-        assert finding(evaluate(url), code).action == Action.WARN, code
-        assert finding(evaluate(url, policy="builtin:strict"), code).action == Action.BLOCK, code
+    assert finding(evaluate("https://sоftware-update.example/"), "EG402").action == Action.BLOCK
+    assert finding(evaluate("https://xn--a.com/"), "EG407").action == Action.BLOCK
+    assert finding(evaluate("https://paypal.com@evil.example/"), "EG406").action == Action.BLOCK
 
 
 def test_monitor_preset_records_without_blocking() -> None:
@@ -106,7 +132,9 @@ def test_lookalike_message_names_the_target() -> None:
         ("mcp.acme.example", None, "https://login.acme.example/", False),
     ],
 )
-def test_protected_domains_come_from_policy_and_server(server: str | None, lists: dict[str, list[str]] | None, url: str, expected: bool) -> None:
+def test_protected_domains_come_from_policy_and_server(
+    server: str | None, lists: dict[str, list[str]] | None, url: str, expected: bool
+) -> None:
     """The bundled list, `lists.protected_domains`, `lists.server_domains` and the server's
     own name (when it is a host or URL) all protect against look-alikes."""
     assert expected == (finding(evaluate(url, server=server, lists=lists), "EG404") is not None)
@@ -115,10 +143,15 @@ def test_protected_domains_come_from_policy_and_server(server: str | None, lists
 def test_server_domains_helper() -> None:
     """A server name that is a host protects its registrable domain; plain names do not."""
     assert server_domains("mcp.acme.example", {}) == ("acme.example",)
-    assert server_domains("https://api.acme.co.uk/mcp", {"server_domains": ("x.example",)}) == ("x.example", "acme.co.uk")
+    assert server_domains("https://api.acme.co.uk/mcp", {"server_domains": ("x.example",)}) == (
+        "x.example",
+        "acme.co.uk",
+    )
     assert server_domains("crm", {}) == ()
     assert server_domains("127.0.0.1", {}) == ()
-    assert frozenset({"acme.example", "bank.example"}) == protected_domains_for("mcp.acme.example", {"protected_domains": ("*.bank.example",)})
+    assert frozenset({"acme.example", "bank.example"}) == protected_domains_for(
+        "mcp.acme.example", {"protected_domains": ("*.bank.example",)}
+    )
 
 
 def test_eg405_lookalikes_outside_the_authority_are_only_logged() -> None:
@@ -174,8 +207,32 @@ def test_messages_never_hold_userinfo_or_query_values() -> None:
 
 def test_every_shape_of_url_request_is_checked() -> None:
     """-32042 entries and 2026-07-28 inputRequests are URL requests too."""
-    engine = Engine(load_policy(environ={}), audit=AuditSink(io.StringIO()), keys=KeyRing.random(), default_era="2025-11-25")
-    error = {"jsonrpc": "2.0", "id": 3, "error": {"code": -32042, "message": "auth", "data": {"elicitations": [{"mode": "url", "message": "m", "url": "https://аррӏе.com/", "elicitationId": "x"}]}}}
-    decision = engine.evaluate(Envelope(error, Direction.SERVER_TO_CLIENT, side=Side.PROXY, protocol_version="2025-11-25"))
+    engine = Engine(
+        load_policy(environ={}),
+        audit=AuditSink(io.StringIO()),
+        keys=KeyRing.random(),
+        default_era="2025-11-25",
+    )
+    error = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {
+            "code": -32042,
+            "message": "auth",
+            "data": {
+                "elicitations": [
+                    {
+                        "mode": "url",
+                        "message": "m",
+                        "url": "https://аррӏе.com/",
+                        "elicitationId": "x",
+                    }
+                ]
+            },
+        },
+    }
+    decision = engine.evaluate(
+        Envelope(error, Direction.SERVER_TO_CLIENT, side=Side.PROXY, protocol_version="2025-11-25")
+    )
     assert "EG404" in decision.codes
     assert finding(decision, "EG404").pointer == "/error/data/elicitations/0/url"

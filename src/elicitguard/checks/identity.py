@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
+from elicitguard.checks.urls import decoded_layers
+
 __all__ = [
     "IDENTITY_HEADERS",
     "IDENTITY_NAMES",
@@ -217,10 +219,13 @@ def query_tokens(url: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for name, value in pairs:
         lower = name.lower()
-        if (
-            (lower in _ALWAYS_TOKEN and value.strip())
-            or (lower in TOKEN_PARAM_NAMES and _TOKEN_VALUE.match(value))
-            or looks_like_jwt(value)
+        # A value percent-encoded again or base64-wrapped is judged as it finally reads.
+        readings = (value, *decoded_layers(value)) if "%" in value or len(value) >= 12 else (value,)
+        if any(
+            (lower in _ALWAYS_TOKEN and text.strip())
+            or (lower in TOKEN_PARAM_NAMES and _TOKEN_VALUE.match(text))
+            or looks_like_jwt(text)
+            for text in readings
         ):
             found.append((name, value))
     return found

@@ -476,15 +476,35 @@ _ASCII_ALNUM_RE: Final = re.compile(r"[A-Za-z0-9]")
 _ASCII_DIGIT_RE: Final = re.compile(r"[0-9]")
 
 
+# Under an id-like key (``ref``, ``order_id``) only shapes no counter or order number has
+# are reported: an e-mail, an IBAN (mod-97), a dashed SSN, a ``+`` phone number and a card
+# number written in its printed groups (Luhn-valid, ``4111-1111-1111-1111``).
+_GROUPED_CARD_RE: Final = re.compile(
+    r"^(?:[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{4}(?:-[0-9]{1,3})?"
+    r"|[0-9]{4} [0-9]{4} [0-9]{4} [0-9]{4}(?: [0-9]{1,3})?"
+    r"|[0-9]{4}-[0-9]{6}-[0-9]{5}|[0-9]{4} [0-9]{6} [0-9]{5})$"
+)
+
+
+def _shaped_under_id_key(detector: Callable[..., Any], match: PiiMatch, value: str) -> bool:
+    if detector in (_emails, _ibans, _ssns):
+        return True
+    if detector is _cards:
+        return _GROUPED_CARD_RE.match(match.value) is not None
+    return detector is _phones and value.lstrip().startswith("+")
+
+
 @functools.lru_cache(maxsize=16384)
 def _scan_cached(value: str, key_name: str | None) -> tuple[PiiMatch, ...]:
     context = pii_context(key_name)
     numeric_ok = context is not None or not _id_like(key_name)
     found: list[PiiMatch] = []
     for detector in _DETECTORS:
-        if detector is not _emails and not numeric_ok:
+        if not numeric_ok and detector in (_national_ids, _context_only):
             continue
         for match in detector(value, context):
+            if not numeric_ok and not _shaped_under_id_key(detector, match, value):
+                continue
             if not any(match.value in f.value or f.value in match.value for f in found):
                 found.append(match)
     return tuple(found)
@@ -493,8 +513,9 @@ def _scan_cached(value: str, key_name: str | None) -> tuple[PiiMatch, ...]:
 def scan_pii(value: str, key_name: str | None = None) -> list[PiiMatch]:
     """Personal data in one value, using ``key_name`` (``email``, ``phone``, ``ssn`` …) as context.
 
-    Values under id-like keys (``*_id``, ``page``, ``timestamp``) are checked for emails
-    only, so that order numbers and snowflake ids are never read as cards or phones.
+    Values under id-like keys (``*_id``, ``ref``, ``timestamp``) are checked only for shapes
+    no order number or snowflake id has (e-mails, IBANs, dashed SSNs, ``+`` phones, cards in
+    printed groups), so that bare numbers there are never read as cards or phones.
     """
     if not value or len(value) > _MAX_VALUE:
         return []

@@ -38,9 +38,12 @@ class UrlFacts:
     host: HostAnalysis | None
 
 
-def url_facts(url: str, protected: frozenset[str] = frozenset()) -> UrlFacts:
-    """Parse ``url`` and analyse its host against the bundled and ``protected`` domains."""
-    parsed = parse_url(url)
+def url_facts(
+    url: str, protected: frozenset[str] = frozenset(), parsed: ParsedUrl | None = None
+) -> UrlFacts:
+    """Parse ``url`` (unless ``parsed`` is given) and analyse its host against the bundled
+    and ``protected`` domains."""
+    parsed = parse_url(url) if parsed is None else parsed
     host = parsed.host if parsed.has_authority else ""
     analysis = analyze_host(host, protected=protected) if host else None
     return UrlFacts(url, parsed, analysis)

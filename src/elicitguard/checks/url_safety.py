@@ -133,9 +133,18 @@ _PROBLEM_WORDS: Final = {
     "bad-host": "the host contains characters a host name cannot have",
     "bad-ip-literal": "the bracketed IP literal is not a valid IPv6 address",
     "bad-idn": "the internationalised host name cannot be encoded",
-    "ambiguous-ip": "the host is a non-canonical numeric IPv4 spelling that parsers read differently",
+    "ambiguous-ip": "the host is an IPv4 address in a non-canonical spelling (numeric, "
+    "octal, hexadecimal, short or inside an IPv6 literal) that hides where it goes",
+    "bad-ipv4": "the host ends in a number but is not a valid IPv4 address",
+    "unspecified-address": "the host is the unspecified address (0.0.0.0 or ::), which "
+    "some systems open as this machine",
+    "lone-surrogate": "the URL holds a lone UTF-16 surrogate, which no URL can contain",
+    "compat-host": "the host is an ASCII name written in full-width, enclosed or other "
+    "compatibility characters",
     "backslash-in-authority": "the authority contains a backslash that browsers read as a slash",
     "backslash-in-path": "the path contains a backslash that browsers read as a slash",
+    "backslash-in-query-or-fragment": "the query or fragment contains a backslash (not allowed "
+    "in a URL; it makes the URL read as going somewhere else)",
     "ambiguous-userinfo": "the authority contains several @ signs; parsers disagree on the host",
 }
 
@@ -487,9 +496,14 @@ def _signed_family(parsed: ParsedUrl) -> tuple[_Family, str] | None:
     return None
 
 
+def _top_or_decoded(location: str) -> bool:
+    """A top-level component or a decoded layer of one (not a component of a nested URL)."""
+    return ">" not in location or location.split(">", 1)[1].startswith("decoded")
+
+
 def _one_time_param(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
     for comp in parsed.parts:
-        if comp.key is None or ">" in comp.location or not comp.value:
+        if comp.key is None or not _top_or_decoded(comp.location) or not comp.value:
             continue
         if _key(comp.key).one_time and not is_placeholder(comp.value):
             detail = f"one-time login or reset token in parameter {comp.key!r}"
@@ -531,7 +545,7 @@ def _auth_path_link(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
                 what="a login, reset or invitation link",
             )
     for comp in parsed.parts:
-        top_level = comp.key is not None and ">" not in comp.location
+        top_level = comp.key is not None and _top_or_decoded(comp.location)
         if top_level and _key(comp.key or "").link_token and is_opaque_handle(comp.value, 48.0):
             return UrlIssue(
                 "magic-link",
@@ -558,6 +572,20 @@ def _preauth_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
         issue = finder(parsed, segments)
         if issue is not None:
             return (issue,)
+    # A signed or one-time link wrapped in a parameter (``?next=<encoded URL>``), however
+    # many times it was percent-encoded, is as live as the outer one.
+    for location, inner in parsed.nested_urls():
+        for issue in _preauth_cached(parse_url(inner)) if inner != parsed.raw else ():
+            return (
+                UrlIssue(
+                    issue.kind,
+                    f"{location}>{issue.location}",
+                    issue.detail,
+                    issue.value,
+                    issue.severity,
+                    issue.what,
+                ),
+            )
     return ()
 
 
@@ -637,7 +665,7 @@ def _skip_for_signed(comp: UrlComponent, signed: bool) -> bool:
         signed
         and comp.key is not None
         and comp.key.lower() in _SIGNATURE_PARAMS
-        and ">" not in comp.location
+        and _top_or_decoded(comp.location)
     )
 
 
@@ -694,6 +722,12 @@ def _credentials_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
     signed = _signed_family(parsed) is not None
     # The token of a magic, reset or one-time link is EG305's finding, not a second EG303.
     preauth = {issue.location for issue in _preauth_cached(parsed)}
+    # A value that finally decodes to a placeholder (``%2524%257BTOKEN%257D``) is one.
+    preauth.update(
+        comp.location.removesuffix(">decoded")
+        for comp in parsed.parts
+        if comp.location.endswith(">decoded") and is_placeholder(comp.value)
+    )
     issues: list[UrlIssue] = []
     components = parsed.parts
     # A bare parameter (``?<token>``) is scanned as a value: its key is the text.

@@ -3,17 +3,20 @@
 Why: detectors that scan a raw URL miss secrets followed by ``@``, ``/``, ``&`` or ``#``
 and are fooled by percent-encoding, so every URL check runs per component instead. This
 module splits a URL once (RFC 3986 Appendix B via ``rfc3986``), adds explicit checks where
-parsers disagree (backslashes, several ``@``, control characters, odd IPv4 spellings such
-as ``http://2130706433/``), lower-cases scheme and host, percent-decodes each component and
+parsers disagree (backslashes, several ``@``, control characters, odd IP spellings such
+as ``http://2130706433/`` and ``http://[::ffff:7f00:1]/``), lower-cases scheme and host, percent-decodes each component and
 decodes nested encodings one level (a URL inside a query value, base64url JSON in a value).
 
 Decisions:
 
+* IP literals are read by :mod:`elicitguard.checks.ip_literals` (the WHATWG rules), so every
+  IPv4 spelling a browser accepts is one host: ``2130706433``, ``0x7f.1``, ``127.1`` and
+  ``[::ffff:127.0.0.1]`` are all 127.0.0.1 for loopback and host-list tests, and
+  :func:`ParsedUrl.problems` reports each non-canonical spelling as ``ambiguous-ip`` (a
+  host that ends in a number but is no IPv4 address as ``bad-ipv4``).
 * loopback means ``localhost`` and ``*.localhost`` (RFC 6761 and W3C Secure Contexts treat
-  both as loopback), IPv4 ``127.0.0.0/8`` in dotted-quad form and ``::1``. Not loopback:
-  ``localhost.example.com``, ``127.0.0.1.nip.io``, ``0.0.0.0``, private ranges,
-  IPv4-mapped IPv6, and numeric spellings (``2130706433``, ``0x7f.1``, ``127.1``); the
-  latter are also reported as ambiguous by :func:`ParsedUrl.problems`.
+  both as loopback), ``127.0.0.0/8`` and ``::1``. Not loopback: ``localhost.example.com``,
+  ``127.0.0.1.nip.io``, ``0.0.0.0`` and private ranges.
 * ``+`` in a query is kept as ``+`` (not a space): tokens and phone numbers use it far more
   often than form-encoded text does in a URL-mode target.
 * :func:`find_urls_in_text` finds scheme URLs, ``www.`` links and bare domains whose last
@@ -32,14 +35,17 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final, NamedTuple
 from urllib.parse import unquote
 
+import idna
 import orjson
 from rfc3986 import misc as _rfc3986
 
 from elicitguard.checks.domains._psl import is_known_tld
+from elicitguard.checks.ip_literals import effective_address, ends_in_number, parse_ip
 
 __all__ = [
     "ParsedUrl",
     "UrlComponent",
+    "decoded_layers",
     "find_urls_in_text",
     "host_in",
     "is_known_tld",
@@ -117,16 +123,32 @@ class ParsedUrl(NamedTuple):
         return iter(self.parts)
 
     def query_params(self) -> dict[str, str]:
-        """Top-level query and fragment parameters, lower-cased keys (first value wins)."""
+        """Top-level query and fragment parameters, lower-cased keys (first value wins), then
+        the ``key=value`` pairs found in a decoded (percent-encoded again or base64) value."""
         params: dict[str, str] = {}
+        inner: list[tuple[str, str]] = []
         for location, key, value in self.parts:
-            if (
-                key is not None
-                and location.startswith(("query:", "fragment:"))
-                and ">" not in location
-            ):
+            if key is None or not location.startswith(("query:", "fragment:")):
+                continue
+            if ">" not in location:
                 params.setdefault(key.lower(), value)
+            elif ">decoded:" in location and location.count(">") == 1:
+                inner.append((key.lower(), value))
+        for key, value in inner:
+            params.setdefault(key, value)
         return params
+
+    def nested_urls(self) -> list[tuple[str, str]]:
+        """``(location, url)`` of each URL held by a top-level value (after decoding it)."""
+        found: list[tuple[str, str]] = []
+        for location, _key, value in self.parts:
+            top = location.split(">", 1)[0]
+            if (">" in location and not location.endswith(">decoded")) or "://" not in value:
+                continue
+            text = value.strip()
+            if _SCHEME_IN_VALUE_RE.match(text) and all(text != url for _, url in found):
+                found.append((top, text))
+        return found
 
     def path_segments(self) -> list[str]:
         """Decoded path segments in order (empty ones dropped)."""
@@ -134,9 +156,6 @@ class ParsedUrl(NamedTuple):
 
 
 # --------------------------------------------------------------------------- hosts
-
-_IPV4_DOTTED_RE: Final = re.compile(r"^(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}$")
-_NUMERIC_HOST_RE: Final = re.compile(r"^(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]*))*$")
 
 
 def _strip_host(host: str) -> str:
@@ -147,22 +166,20 @@ def _strip_host(host: str) -> str:
 
 
 def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    if ":" in host:
-        try:
-            return ipaddress.IPv6Address(host.split("%", 1)[0])
-        except ValueError:
-            return None
-    if _IPV4_DOTTED_RE.match(host):
-        try:
-            return ipaddress.IPv4Address(host)
-        except ValueError:
-            return None
-    return None
+    """The address ``host`` reaches in any WHATWG spelling (embedded IPv4 taken out)."""
+    if ":" not in host and not ends_in_number(host):
+        return None
+    return effective_address(host)
 
 
 @functools.lru_cache(maxsize=4096)
 def is_loopback_host(host: str) -> bool:
-    """True for ``localhost``, ``*.localhost``, dotted ``127.0.0.0/8`` and ``::1`` only."""
+    """True for ``localhost``, ``*.localhost``, ``127.0.0.0/8`` and ``::1``.
+
+    An IPv4 address is loopback in every spelling a browser reads as one (``127.1``,
+    ``0x7f.0.0.1``, ``[::ffff:127.0.0.1]``): the check is about where the URL goes; EG302
+    refuses the odd spellings themselves.
+    """
     name = _strip_host(host)
     if name == "localhost" or name.endswith(".localhost"):
         return all(name.split("."))
@@ -199,7 +216,8 @@ def host_in(host: str, entries: Sequence[str]) -> bool:
     """True when ``host`` equals a listed name, is under a ``*.suffix``, or is in a CIDR.
 
     Names compare case-insensitively without a trailing dot; an IP literal matches a
-    network entry (``127.0.0.0/8``, ``::1``) only in canonical form.
+    network entry (``127.0.0.0/8``, ``::1``) in every spelling, an IPv6 literal that embeds
+    an IPv4 address (``[::ffff:10.0.0.1]``) as that IPv4 address.
     """
     names, suffixes, networks = _compile_entries(tuple(entries))
     name = _strip_host(host)
@@ -292,9 +310,17 @@ def _nested(location: str, value: str) -> Iterator[UrlComponent]:
         for comp in inner.parts:
             yield UrlComponent(f"{location}>{comp.location}", comp.key, comp.value)
         return
-    data = _b64_json(text)
+    data = _b64_json(text) if text[:1] not in ("{", "[") else _json_text(text)
     if data is not None:
         yield from _json_components(data, location, "", 1)
+
+
+def _json_text(text: str) -> Any:
+    """JSON written as text (what a base64 or percent-encoded layer decoded to)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _could_nest(value: str) -> bool:
@@ -304,7 +330,91 @@ def _could_nest(value: str) -> bool:
     if len(value) < 12:
         return False
     head = value.lstrip()
-    return bool(head) and head[0] in _B64_JSON_FIRST
+    return bool(head) and (head[0] in _B64_JSON_FIRST or head[0] in "{[")
+
+
+_MAX_LAYERS: Final = 4
+_PCT_RE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+_B64_TEXT_RE: Final = re.compile(r"^[A-Za-z0-9_\-+/]{12,}={0,2}$")
+_PRINTABLE_RE: Final = re.compile(r"^[\x20-\x7e]+$")
+
+
+def _b64_text(value: str) -> str | None:
+    """Printable ASCII text that ``value`` is the base64 (or base64url) encoding of."""
+    if len(value) < 12 or len(value) % 4 == 1 or not _B64_TEXT_RE.match(value):
+        return None
+    if value.isdigit() or _HEXISH_RE.match(value):
+        return None  # numbers and hex digests are not base64 text
+    padded = value + "=" * (-len(value) % 4)
+    try:
+        raw = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+        text = raw.decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+    return text if len(text) >= 8 and _PRINTABLE_RE.match(text) else None
+
+
+_HEXISH_RE: Final = re.compile(r"^[0-9a-fA-F]+$")
+
+
+_INNER_PAIRS_RE: Final = re.compile(
+    r"^[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*)*$"
+)
+
+
+def _is_pairs(text: str) -> bool:
+    """A decoded ``key=value&...`` query (base64 text with ``=`` padding is not one)."""
+    return "=" in text and _INNER_PAIRS_RE.match(text) is not None and not _B64_TEXT_RE.match(text)
+
+
+def decoded_layers(value: str) -> list[str]:
+    """Each further decoding of ``value`` until it is stable: percent-decoding (a value
+    encoded twice or thrice) and base64 text, at most four layers (bounded work)."""
+    out: list[str] = []
+    text = value
+    for _ in range(_MAX_LAYERS):
+        if out and _is_pairs(text):
+            break  # a decoded query: its values are decoded one by one, not as one text
+        if "%" in text and _PCT_RE.search(text):
+            decoded = unquote(text, errors="replace")
+        else:
+            decoded = _b64_text(text.strip()) or text
+        if decoded == text:
+            break
+        out.append(decoded)
+        text = decoded
+    return out
+
+
+def _could_unwrap(value: str) -> bool:
+    """Cheap test that :func:`decoded_layers` might decode something."""
+    return ("%" in value and _PCT_RE.search(value) is not None) or (
+        len(value) >= 12 and _B64_TEXT_RE.match(value) is not None
+    )
+
+
+def _add_layers(
+    out: list[UrlComponent], location: str, key: str | None, value: str, depth: int = 0
+) -> str:
+    """Add what ``value`` finally decodes to as ``<location>>decoded`` (or, when that is a
+    run of ``key=value`` pairs, each pair as ``<location>>decoded:<key>``, their values decoded
+    in turn); return the final reading (``value`` when nothing decoded)."""
+    layers = decoded_layers(value)
+    if not layers:
+        return value
+    where = location + ">decoded"
+    last = layers[-1]
+    if _is_pairs(last):
+        for inner_key, _, inner_value in (p.partition("=") for p in last.split("&")):
+            inner = f"{where}:{inner_key}"
+            out.append(UrlComponent(inner, inner_key, inner_value))
+            if depth < 1 and inner_value and _could_unwrap(inner_value):
+                inner_value = _add_layers(out, inner, inner_key, inner_value, depth + 1)
+            if depth < 1 and inner_value and _could_nest(inner_value):
+                out.extend(_nested(inner, inner_value))
+        return last
+    out.append(UrlComponent(where, key, last))
+    return last
 
 
 # The component builders append to one list (no generators): a URL yields a dozen
@@ -323,23 +433,34 @@ def _add_pairs(out: list[UrlComponent], prefix: str, text: str, nested: bool) ->
             value = unquote(value, errors="replace")
         location = prefix + key
         out.append(tuple.__new__(UrlComponent, (location, key, value)))
-        if not nested and value and _could_nest(value):
+        if nested or not value:
+            continue
+        if _could_unwrap(value):
+            value = _add_layers(out, location, key, value)
+        if _could_nest(value):
             out.extend(_nested(location, value))
+
+
+def _add_text(out: list[UrlComponent], location: str, text: str, nested: bool) -> None:
+    """A fragment or path segment without pairs, with its decoded layers when not nested."""
+    out.append(tuple.__new__(UrlComponent, (location, None, text)))
+    if not nested and text and _could_unwrap(text):
+        _add_layers(out, location, None, text)
 
 
 def _add_fragment(out: list[UrlComponent], fragment: str, nested: bool) -> None:
     route, mark, rest = fragment.partition("?")
     if mark:
         if route:
-            out.append(UrlComponent("fragment", None, _decode(route)))
+            _add_text(out, "fragment", _decode(route), nested)
         _add_pairs(out, "fragment:", rest, nested)
     elif "=" in fragment:
         _add_pairs(out, "fragment:", fragment, nested)
     elif fragment:
-        out.append(UrlComponent("fragment", None, _decode(fragment)))
+        _add_text(out, "fragment", _decode(fragment), nested)
 
 
-def _add_path(out: list[UrlComponent], path: str) -> None:
+def _add_path(out: list[UrlComponent], path: str, nested: bool = False) -> None:
     segments = path.split("/")
     for index, segment in enumerate(segments[1:] if path.startswith("/") else segments):
         if not segment:
@@ -347,7 +468,11 @@ def _add_path(out: list[UrlComponent], path: str) -> None:
         if ";" not in segment:
             if "%" in segment:
                 segment = unquote(segment, errors="replace")
+                _add_text(out, f"path[{index}]", segment, nested)
+                continue
             out.append(tuple.__new__(UrlComponent, (f"path[{index}]", None, segment)))
+            if not nested and len(segment) >= 12 and _B64_TEXT_RE.match(segment):
+                _add_layers(out, f"path[{index}]", None, segment)
             continue
         base, _, params = segment.partition(";")
         label = f"path[{index}]"
@@ -364,13 +489,35 @@ def _host_problems(host: str, port_text: str | None) -> list[str]:
     if port_text and (not _PORT_RE.match(port_text) or int(port_text) > 65535):
         problems.append("bad-port")
     if host.startswith("["):
-        if _ip(_strip_host(host)) is None:
+        literal = parse_ip(host)
+        if literal is None or not literal.is_ipv6:
             problems.append("bad-ip-literal")
+        elif not literal.canonical:
+            problems.append("ambiguous-ip")
+        elif literal.address == "::":
+            problems.append("unspecified-address")
         return problems
     if not _HOST_CHARS_RE.match(host) or ".." in host or host.startswith((".", "-")):
         problems.append("bad-host")
-    elif _NUMERIC_HOST_RE.match(host.rstrip(".")) and not _IPV4_DOTTED_RE.match(host.rstrip(".")):
-        problems.append("ambiguous-ip")
+        return problems
+    name = host.lower()
+    if not name.isascii():
+        try:
+            name = idna.uts46_remap(name, std3_rules=False, transitional=False)
+        except (idna.IDNAError, UnicodeError):
+            return [*problems, "bad-idn"]
+    if name and ends_in_number(name):
+        literal = parse_ip(name)
+        if literal is None:
+            problems.append("bad-ipv4")
+        elif not literal.canonical or name != host:
+            problems.append("ambiguous-ip")
+        elif ipaddress.IPv4Address(literal.address).is_unspecified:
+            problems.append("unspecified-address")
+    elif not host.isascii() and name.isascii():
+        # Full-width, enclosed or mathematical letters that UTS 46 folds to an ASCII name
+        # (``ⓔⓧⓐⓜⓟⓛⓔ.ⓒⓞⓜ`` is example.com): the browser goes to a host no list spells so.
+        problems.append("compat-host")
     elif not host.isascii():
         try:
             host.encode("idna")
@@ -454,7 +601,9 @@ def _parse(url: str, *, nested: bool = False) -> ParsedUrl:
             problems.append(
                 "backslash-in-authority" if path.startswith("\\") else "backslash-in-path"
             )
-        _add_path(components, path)
+        _add_path(components, path, nested)
+    if "\\" in (query or "") or "\\" in (fragment or ""):
+        problems.append("backslash-in-query-or-fragment")
     if query:
         _add_pairs(components, "query:", query, nested)
     if fragment:
@@ -485,11 +634,26 @@ def _parse_cached(url: str) -> ParsedUrl:
     return _parse(url)
 
 
+def _without_surrogates(url: str) -> str | None:
+    """``url`` with each lone surrogate read as U+FFFD, or ``None`` when it has none."""
+    try:
+        url.encode("utf-8")
+    except UnicodeEncodeError:
+        return url.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return None
+
+
 def parse_url(url: str) -> ParsedUrl:
     """Split ``url`` into decoded components; never raises, records ``problems`` instead.
 
-    Results for URLs up to 8 KiB are cached (URL analysis is on the hot path).
+    Results for URLs up to 8 KiB are cached (URL analysis is on the hot path). A lone
+    surrogate (JSON can carry one, no URL can) is read as U+FFFD, so that no check downstream
+    meets text it cannot encode, and reported as ``lone-surrogate``.
     """
+    cleaned = None if url.isascii() else _without_surrogates(url)
+    if cleaned is not None:
+        clean = parse_url(cleaned)
+        return clean._replace(problems=(*clean.problems, "lone-surrogate"))
     if len(url) > _MAX_PARSED_URL:
         # Bounded work for hostile input: parse the first part only and say so. Such a URL
         # is far over EG302's length limit, which blocks it by default.

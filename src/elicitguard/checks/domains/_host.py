@@ -18,7 +18,7 @@ from typing import Literal
 import idna
 
 from elicitguard.checks.domains import _labels, _lookalike, _psl
-from elicitguard.checks.domains._ip import parse_ip_literal
+from elicitguard.checks.ip_literals import EMBEDDING_WORDS, IpLiteral, ends_in_number, parse_ip
 
 __all__ = [
     "HostAnalysis",
@@ -118,13 +118,6 @@ def _invalid(text: str, host: str, detail: str) -> HostAnalysis:
     )
 
 
-def _ends_in_number(labels: list[str]) -> bool:
-    last = labels[-1]
-    return bool(last) and (
-        last.isdigit() or (last[:2] == "0x" and all(c in "0123456789abcdef" for c in last[2:]))
-    )
-
-
 @lru_cache(maxsize=16384)
 def analyze_host(host: str, *, protected: frozenset[str] = frozenset()) -> HostAnalysis:
     """Analyse one host (Unicode or punycode, any case, optional trailing dot or brackets).
@@ -140,8 +133,8 @@ def analyze_host(host: str, *, protected: frozenset[str] = frozenset()) -> HostA
         return _invalid(text, work, "empty host")
 
     if work.startswith("[") or ":" in work:
-        ip6 = parse_ip_literal(work.lower())
-        if ip6 is None:
+        ip6 = parse_ip(work.lower())
+        if ip6 is None or not ip6.is_ipv6:
             return _invalid(text, work.lower(), "not a valid IPv6 literal")
         return _ip_analysis(text, ip6)
 
@@ -152,8 +145,8 @@ def analyze_host(host: str, *, protected: frozenset[str] = frozenset()) -> HostA
     mapped = mapped.removesuffix(".")
     labels = mapped.split(".")
 
-    if _ends_in_number(labels):
-        ip4 = parse_ip_literal(mapped)
+    if ends_in_number(mapped):
+        ip4 = parse_ip(mapped)
         if ip4 is None:
             return _invalid(text, mapped, "ends in a number but is not a valid IPv4 address")
         return _ip_analysis(text, ip4, non_ascii_input=not work.isascii())
@@ -266,12 +259,18 @@ def _to_unicode(ascii_domain: str | None) -> str | None:
         return ascii_domain
 
 
-def _ip_analysis(
-    text: str, parsed: tuple[str, str], *, non_ascii_input: bool = False
-) -> HostAnalysis:
-    address, form = parsed
+def _ip_analysis(text: str, parsed: IpLiteral, *, non_ascii_input: bool = False) -> HostAnalysis:
+    address, form, ipv4 = parsed
     issues: list[HostIssue] = []
-    if form not in ("dotted", "ipv6"):
+    if form in EMBEDDING_WORDS:
+        issues.append(
+            HostIssue(
+                "deceptive_form",
+                text,
+                f"IPv4 address {ipv4} written as {EMBEDDING_WORDS[form]} ({address})",
+            )
+        )
+    elif not parsed.canonical:
         issues.append(
             HostIssue(
                 "deceptive_form",
@@ -283,7 +282,7 @@ def _ip_analysis(
         issues.append(
             HostIssue("deceptive_form", text, f"IP address {address} written with non-ASCII digits")
         )
-    host = f"[{address}]" if form == "ipv6" else address
+    host = f"[{address}]" if parsed.is_ipv6 else address
     return HostAnalysis(
         input=text,
         ascii_host=host,

@@ -235,6 +235,67 @@ def _whole_script_confusable(label: str, tld: str, tld_unicode: str) -> _WholeSc
     return None
 
 
+_WHOLE_SCRIPT_BY_NAME = {ws.script: ws for ws in _WHOLE_SCRIPT}
+_NEUTRAL = frozenset("0123456789-")
+
+
+# Scripts whose Latin look-alikes are exactly Chromium's table: Cyrillic and Greek words are
+# common under .com, and their looser look-alikes (т, п, к) would flag real words.
+_TABLE_ONLY = frozenset({"Cyrl", "Grek"})
+
+
+@lru_cache(maxsize=4096)
+def _reads_as_latin(ch: str, script: str) -> bool:
+    """Whether ``ch`` reads as an ASCII letter or digit: its UTS 39 skeleton does (``ԁ`` -> ``d``,
+    ``ꓳ`` -> ``o``, ``੨`` -> ``2``), or, outside Cyrillic and Greek, Chromium's extra skeleton
+    mappings do (Lao ``ຟ`` -> ``w``, Myanmar ``ဌ`` -> ``g``)."""
+    skeleton = uc.skeleton(ch)
+    if skeleton and skeleton.isascii() and skeleton.isalnum():
+        return True
+    if script in _TABLE_ONLY:
+        return False
+    from elicitguard.checks.domains._lookalike import extra_skeleton  # cycle: it imports us
+
+    extra = extra_skeleton(ch)
+    return extra is not None and extra.isascii() and extra.isalnum()
+
+
+def latin_confusable(label: str, tld: str, tld_unicode: str) -> str | None:
+    """The script of ``label`` when it is written wholly in one non-Latin script whose
+    letters all pass for Latin letters, under a TLD where that script is not expected.
+
+    Each letter must be in Chromium's look-alike set for that script or have an ASCII
+    skeleton (UTS 39 confusables), so the label reads as a Latin name.  The label is exempt
+    under a TLD where the script is expected (``.ru`` and ``.рф`` for Cyrillic) and for
+    Chromium's allow-listed words.  This runs before the identifier-profile test, so a
+    look-alike that UTS 39 does not allow (Komi ``ԁ``, Lisu ``ꓲ``) still makes the label a
+    whole-script spoof rather than a mixed-script one.
+    """
+    by_script: dict[str, set[str]] = {}
+    for ch in label:
+        if ch in _NEUTRAL:
+            continue
+        name = uc.script(ch)
+        if name in ("Zyyy", "Zinh"):
+            return None  # combining marks and symbols: Chromium's other rules decide
+        by_script.setdefault(name, set()).add(ch)
+    others = [name for name in by_script if name != "Latn"]
+    if len(others) != 1:
+        return None
+    script = others[0]
+    table = _WHOLE_SCRIPT_BY_NAME.get(script)
+    for ch in by_script[script]:
+        if not ((table is not None and ch in table.lookalikes) or _reads_as_latin(ch, script)):
+            return None
+    if "Latn" in by_script:
+        return None  # mixed with Latin: the mixed-script test (EG402) reports it
+    if table is not None and tld in table.tlds:
+        return None
+    if any(uc.script(ch) == script for ch in tld_unicode) or label in _WHOLE_SCRIPT_WORDS:
+        return None
+    return script
+
+
 def _digit_lookalike(label: str) -> bool:
     has_lookalike = False
     for ch in label:
@@ -307,6 +368,8 @@ def _dangerous_pattern() -> re.Pattern[str]:
     cjk_latin_like = (
         "\u4e00\u3127\u4e28\u4e5b\u4e03\u4e05\u5341\u3007\u3112"
         "\u311a\u311f\u3128\u3129\u3108\u31ba\u31b3\u5de5\u31b2\u8ba0\u4e01"
+        # and the ideographs Chromium's skeleton generator reads as Latin (t, y, x, 4)
+        "\u4e06\u4e2b\u4e42\u4e29"
     )
     parts = [
         # Katakana no/so/zo/n and slash-like ideographs between non-Japanese characters.
@@ -341,6 +404,13 @@ def check_label(
     """Return why a Unicode (NFC, lower-case) label is unsafe to display, or ``None``."""
     if label.isascii():
         return None
+    script = latin_confusable(label, tld, tld_unicode)
+    if script is not None:
+        return LabelVerdict(
+            "whole_script_confusable",
+            f"every {script} character in the label looks like a Latin letter or digit and "
+            f"the TLD .{tld_unicode or tld} is not one where {script} is expected",
+        )
     icu = _icu_checks(label)
     if icu is not None:
         return icu

@@ -34,6 +34,7 @@ __all__ = [
     "ProtectedIndex",
     "build_index",
     "embedded_protected",
+    "extra_skeleton",
     "find_lookalike",
     "host_skeletons",
     "normalise_domain",
@@ -86,6 +87,11 @@ _MAX_MULTI_CHARS = 5
 _MAX_VARIANTS = 128
 _LABELS_TO_CHECK = 4
 _MIN_SEPARATOR_MATCH = 5
+
+
+def extra_skeleton(ch: str) -> str | None:
+    """The Latin reading Chromium's skeleton generator gives ``ch`` beyond confusables.txt."""
+    return _EXTRA.get(ch)
 
 
 def remove_diacritics(host: str) -> str:

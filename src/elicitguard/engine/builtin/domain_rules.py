@@ -25,6 +25,7 @@ from elicitguard.checks.domains import (
 )
 from elicitguard.checks.url_facts import UrlFacts, protected_domains_for, url_facts
 from elicitguard.checks.urls import ParsedUrl
+from elicitguard.engine.builtin.url_rules import message_url
 from elicitguard.engine.context import CheckContext, check
 from elicitguard.protocol.items import Item
 
@@ -58,7 +59,7 @@ def _facts(item: Item, ctx: CheckContext) -> UrlFacts | None:
     if isinstance(cached, UrlFacts) and cached.url == url:
         return cached
     protected = protected_domains_for(ctx.server, ctx.lists)
-    facts = url_facts(url, protected)
+    facts = url_facts(url, protected, message_url(url, ctx))
     ctx.cache[key] = facts
     return facts
 

@@ -1,8 +1,8 @@
 """Checks for URL-mode safety (EG301-EG306) and clickable URLs in forms (EG202).
 
 Thin adapters over :mod:`elicitguard.checks.url_safety`: the ``url`` of every URL-mode
-request is parsed once (``parse_url`` and each check cache by URL) wherever the extractor
-finds one headed to the user: pushed ``elicitation/create`` requests in both push eras,
+request is parsed once per message (:func:`message_url`, shared with the EG4xx checks)
+wherever the extractor finds one headed to the user: pushed ``elicitation/create`` requests in both push eras,
 task-augmented requests, entries of a ``-32042`` error's ``data.elicitations``, and
 ``inputRequests`` of an ``InputRequiredResult`` or an ``input_required`` task.
 
@@ -37,7 +37,7 @@ from elicitguard.engine.builtin.form_rules import FormParams
 from elicitguard.engine.context import CheckContext, CheckParams, check
 from elicitguard.protocol.items import Item, ItemKind
 
-__all__: list[str] = []
+__all__ = ["message_url"]
 
 Params = Mapping[str, Any]
 
@@ -84,7 +84,22 @@ def _pointer(item: Item) -> str:
     return item.pointer + "/url"
 
 
-def _parsed(url: str, *, web_only: bool = False) -> ParsedUrl | None:
+def message_url(url: str, ctx: CheckContext) -> ParsedUrl:
+    """``url`` parsed once per message and shared by every EG3xx and EG4xx check.
+
+    ``parse_url`` also caches by URL, but only up to 8 KiB; the per-message cache keeps a
+    long URL from being split again by each of a dozen checks.
+    """
+    key = "urls.parsed:" + url if len(url) <= 256 else f"urls.parsed:{hash(url)}:{len(url)}"
+    cached = ctx.cache.get(key)
+    if isinstance(cached, ParsedUrl) and cached.raw == url:
+        return cached
+    parsed = parse_url(url)
+    ctx.cache[key] = parsed
+    return parsed
+
+
+def _parsed(url: str, ctx: CheckContext, *, web_only: bool = False) -> ParsedUrl | None:
     """The parsed URL when it has a host (``web_only``: and is http or https), else ``None``.
 
     Credentials and personal data are looked for in any URL with a host (an
@@ -93,7 +108,7 @@ def _parsed(url: str, *, web_only: bool = False) -> ParsedUrl | None:
     """
     if len(url) > _LENGTH_LIMIT:
         return None
-    parsed = parse_url(url)
+    parsed = message_url(url, ctx)
     if not parsed.has_authority or not parsed.host:
         return None
     if web_only and parsed.scheme not in ("http", "https"):
@@ -113,6 +128,15 @@ def _safe_name(key: str | None) -> str | None:
 def _where(issue: UrlIssue, key: str | None) -> str:
     """Where in the URL, in words, from the component's label (no value, no unsafe name)."""
     location = issue.location
+    if ">decoded" in location:
+        top = location.split(">", 1)[0]
+        name = _safe_name(key)
+        named = f" `{name}`" if name else ""
+        kind = top.split(":", 1)[0] if ":" in top else top.split("[", 1)[0]
+        place = {"query": "query parameter", "fragment": "fragment parameter"}.get(kind, kind)
+        if kind == "path":
+            place = "path segment"
+        return f"the decoded (percent-encoded again or base64) value of a {place}{named}"
     nested = " of a URL nested in a parameter" if ">" in location else ""
     last = location.rsplit(">", 1)[-1]
     name = _safe_name(key)
@@ -196,7 +220,7 @@ def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iter
     url = _url(item)
     if url is None or len(url) > _LENGTH_LIMIT:
         return
-    parsed = parse_url(url)
+    parsed = message_url(url, ctx)
     allowed_in = _list(params, "allow_http_loopback_in", ("dev",))
     for issue in insecure_scheme(
         parsed,
@@ -244,7 +268,7 @@ def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator
 def credentials_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG303: a userinfo password, a catalogue secret or a secret-named value in the URL."""
     url = _url(item)
-    parsed = _parsed(url) if url is not None else None
+    parsed = _parsed(url, ctx) if url is not None else None
     if parsed is None:
         return
     code_action = _action(params, "oauth_code_action", Action.WARN)
@@ -299,7 +323,7 @@ _PII_WORDS: Final = {
 def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG304: personal data (emails, phones, cards, IBANs, national ids …) in the URL."""
     url = _url(item)
-    parsed = _parsed(url) if url is not None else None
+    parsed = _parsed(url, ctx) if url is not None else None
     if parsed is None:
         return
     for issue in pii_in_url(parsed):
@@ -320,7 +344,7 @@ def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
 def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG305: a signed URL (AWS, GCS, Azure SAS, CloudFront …) or a magic, reset or login link."""
     url = _url(item)
-    parsed = _parsed(url) if url is not None else None
+    parsed = _parsed(url, ctx) if url is not None else None
     if parsed is None:
         return
     for issue in preauthenticated_url(parsed):
@@ -341,7 +365,7 @@ def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Ite
 def unbound_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG306: a URL-mode target with no unguessable handle tying the flow to its user."""
     url = _url(item)
-    parsed = _parsed(url, web_only=True) if url is not None else None
+    parsed = _parsed(url, ctx, web_only=True) if url is not None else None
     if parsed is None or parsed.problems:
         return
     if not binding_handle(parsed):
