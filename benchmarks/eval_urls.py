@@ -40,10 +40,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 import yaml
-from elicitguard.identity.keys import KeyRing
 
 from elicitguard import Direction, Engine, Envelope, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 
 HERE = Path(__file__).resolve().parent
 RULES = HERE.parent / "rules" / "url"
