@@ -23,6 +23,7 @@ from pydantic import Field
 from elicitguard.base.decision import Action, Hit, Severity
 from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.local_network import local_target
+from elicitguard.checks.redirect_params import redirect_issues
 from elicitguard.checks.secrets import scan_value
 from elicitguard.checks.url_safety import (
     UrlIssue,
@@ -412,6 +413,47 @@ def local_network_check(item: Item, ctx: CheckContext, params: Params) -> Iterat
         args={"what": target.what, "kind": target.kind},
         value=url,
     )
+
+
+# --------------------------------------------------------------------------- EG308
+
+
+class RedirectParams(CheckParams):
+    """EG308: what a redirect parameter pointing at another site gets (a script URL blocks)."""
+
+    cross_site_action: Action = Action.WARN
+
+
+@check("urls.redirect_params", pure=True, params=RedirectParams)
+def redirect_params_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG308: a script URL in a parameter, or a redirect parameter to another site."""
+    url = _url(item)
+    parsed = _parsed(url, ctx) if url is not None else None
+    if parsed is None:
+        return
+    cross_action = _action(params, "cross_site_action", Action.WARN)
+    for issue in redirect_issues(parsed):
+        name = _safe_name(issue.key)
+        where = f"the parameter `{name}`" if name else "a parameter"
+        if issue.kind == "script-url":
+            scheme = issue.scheme if issue.scheme in _KNOWN_SCHEMES else "a script"
+            detail = (
+                f"{where} holds a {scheme}: URL, which runs in the target site if it "
+                "redirects there"
+            )
+            yield Hit(pointer=_pointer(item), args={"detail": detail}, value=issue.value)
+            continue
+        detail = (
+            f"the redirect parameter {where.removeprefix('the parameter ')} sends the user on "
+            "to another site (an open redirect through the target)"
+        )
+        yield Hit(
+            pointer=_pointer(item),
+            args={"detail": detail},
+            value=issue.value,
+            severity=Severity.MEDIUM,
+            action=cross_action,
+        )
 
 
 # --------------------------------------------------------------------------- EG202
