@@ -165,6 +165,11 @@ def _icu_checks(label: str) -> LabelVerdict | None:
 
 _DEVIATIONS = frozenset("\u00df\u03c2\u200c\u200d")
 _ICELANDIC = frozenset("\u00fe\u00f0")
+#: The ae and oe ligatures read as the ASCII pairs ``ae`` and ``oe``; normal letters only
+#: under the ccTLDs of the languages that write them (Danish, Norwegian, Icelandic,
+#: Faroese; French).
+_LIGATURES = frozenset("\u00e6\u0153")
+_LIGATURE_TLDS = frozenset({"dk", "no", "is", "fo", "fr"})
 _KANA_EXCEPTIONS = frozenset(
     [chr(c) for c in range(0x3078, 0x307B)]
     + [chr(c) for c in range(0x30D8, 0x30DB)]
@@ -192,7 +197,7 @@ _WHOLE_SCRIPT = (
     _ws("Armn", "ագզէլհյոսւօՙ", "am"),
     _ws(
         "Cyrl",
-        "аысԁеԍһіюкјӏорԗԛѕԝхуъьҽпгѵѡ",
+        "аысԁеԍһіюкјӏорԗԛѕԝхуъьҽпгѵѡӕԥ",
         *("bg", "by", "kz", "ru", "su", "ua", "uz", "rs", "mk", "kg", "tj", "mn"),
     ),
     _ws("Ethi", "ሀሠሰስበነተከዐዕዘጠፐꬅ", "er", "et"),
@@ -423,6 +428,11 @@ def check_label(
     if len(label) > 1 and tld not in ("is", "fo") and _ICELANDIC.intersection(label):
         return LabelVerdict(
             "whole_script_confusable", "þ or ð outside .is/.fo looks like b, p or o"
+        )
+    if tld not in _LIGATURE_TLDS and _LIGATURES.intersection(label):
+        return LabelVerdict(
+            "whole_script_confusable",
+            f"the ligature æ or œ outside .{'/.'.join(sorted(_LIGATURE_TLDS))} reads as ae or oe",
         )
     if len(label) > 1 and tld != "az" and "\u0259" in label:
         return LabelVerdict("whole_script_confusable", "ə outside .az looks like e")
