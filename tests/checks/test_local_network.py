@@ -39,7 +39,8 @@ from elicitguard.checks.local_network import local_target
 )
 def test_local_hosts(host: str, kind: str) -> None:
     target = local_target(host)
-    assert target is not None and target.kind == kind
+    assert target is not None
+    assert target.kind == kind
 
 
 @pytest.mark.parametrize(

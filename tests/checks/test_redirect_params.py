@@ -61,4 +61,5 @@ def test_harmless(url: str) -> None:
 
 def test_issue_names_key_and_scheme() -> None:
     (issue,) = redirect_issues(parse_url("https://a.example.com/?next=javascript:secret()"))
-    assert issue.key == "next" and issue.scheme == "javascript"
+    assert issue.key == "next"
+    assert issue.scheme == "javascript"

@@ -25,7 +25,7 @@ from typing import Final, NamedTuple
 from elicitguard.checks.url_facts import site_of
 from elicitguard.checks.urls import ParsedUrl, parse_url
 
-__all__ = ["RedirectIssue", "REDIRECT_NAMES", "redirect_issues"]
+__all__ = ["REDIRECT_NAMES", "RedirectIssue", "redirect_issues"]
 
 
 class RedirectIssue(NamedTuple):
@@ -43,26 +43,21 @@ def _norm(name: str) -> str:
 
 #: Redirect-style parameter names (normalised: lower case, no ``_``, ``-`` or ``.``), from
 #: OWASP's unvalidated-redirects cheat sheet and PayloadsAllTheThings' open-redirect list.
-REDIRECT_NAMES: Final = frozenset(
-    _norm(n)
-    for n in (
-        "next", "redirect", "redirect_uri", "redirect_url", "redirect_to", "redirectto",
-        "redir", "redirect_back", "return", "return_to", "returnto", "return_url",
-        "return_path", "returnurl", "returnuri", "continue", "continue_url", "url", "uri",
-        "goto", "go", "dest", "destination", "target", "to", "out", "view", "forward",
-        "forward_url", "callback", "callback_url", "callbackurl", "success_url", "cancel_url",
-        "failure_url", "error_url", "login_url", "logout", "logout_url", "checkout_url",
-        "image_url", "rurl", "r_url", "u", "r", "link", "location", "origin", "from",
-        "from_url", "back", "backurl", "back_url", "path", "page", "ref", "referrer",
-        "service", "relaystate", "post_logout_redirect_uri", "jump", "jump_url", "navigate",
-        "window", "data_url", "site", "html", "domain", "reference", "exit", "exit_url",
-        "clickurl", "click", "q_url", "qurl", "spa_url",
-    )  # fmt: skip
-)
+_REDIRECT_NAMES_TEXT: Final = """
+    next redirect redirect_uri redirect_url redirect_to redirectto redir redirect_back return
+    return_to returnto return_url return_path returnurl returnuri continue continue_url url
+    uri goto go dest destination target to out view forward forward_url callback callback_url
+    callbackurl success_url cancel_url failure_url error_url login_url logout logout_url
+    checkout_url image_url rurl r_url u r link location origin from from_url back backurl
+    back_url path page ref referrer service relaystate post_logout_redirect_uri jump jump_url
+    navigate window data_url site html domain reference exit exit_url clickurl click q_url
+    qurl spa_url
+"""
+REDIRECT_NAMES: Final = frozenset(_norm(n) for n in _REDIRECT_NAMES_TEXT.split())
 _OAUTH_REDIRECTS: Final = frozenset(
     _norm(n) for n in ("redirect_uri", "redirect_url", "callback", "post_logout_redirect_uri")
 )
-_OAUTH_MARKERS: Final = frozenset({"client_id", "response_type", "clientid", "scope"})
+_OAUTH_MARKERS: Final = frozenset(_norm(n) for n in ("client_id", "response_type", "scope"))
 _SCRIPT_SCHEMES: Final = frozenset({"javascript", "vbscript", "livescript", "mocha"})
 _SCHEME_RE: Final = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _TAB_OR_NEWLINE: Final = re.compile(r"[\t\n\r]")
@@ -79,14 +74,20 @@ def _scheme(text: str) -> str:
     return match.group(1) if match else ""
 
 
+_WEB_TARGET: Final = re.compile(r"(?:https?:)?/{2,}|https?:(?=[^/])")
+
+
 def _target_host(text: str) -> str | None:
-    """The host an absolute or protocol-relative web URL in ``text`` goes to."""
+    """The host an absolute, scheme-relative or slash-less web URL in ``text`` goes to.
+
+    Backslashes read as slashes, as browsers read them; ``https:evil.example`` counts, as
+    lenient redirect code and URL parsers without a base read it.
+    """
     candidate = text.replace("\\", "/")
-    if candidate.startswith("//"):
-        candidate = "https:" + candidate
-    if not candidate.startswith(("http://", "https://")):
+    match = _WEB_TARGET.match(candidate)
+    if match is None:
         return None
-    parsed = parse_url(candidate)
+    parsed = parse_url("https://" + candidate[match.end() :].lstrip("/"))
     host = parsed.host.strip("[]") if parsed.has_authority else ""
     return host or None
 
