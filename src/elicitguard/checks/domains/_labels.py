@@ -29,6 +29,8 @@ from functools import cache, lru_cache
 from typing import Literal
 
 from elicitguard.checks.domains import _unicode as uc
+from elicitguard.checks.domains._lookalike import extra_skeleton
+from elicitguard.checks.domains._unicode import lgc_only
 
 __all__ = ["LabelVerdict", "RestrictionLevel", "check_label", "restriction_level"]
 
@@ -259,8 +261,6 @@ def _reads_as_latin(ch: str, script: str) -> bool:
         return True
     if script in _TABLE_ONLY:
         return False
-    from elicitguard.checks.domains._lookalike import extra_skeleton  # cycle: it imports us
-
     extra = extra_skeleton(ch)
     return extra is not None and extra.isascii() and extra.isalnum()
 
@@ -311,19 +311,6 @@ def _digit_lookalike(label: str) -> bool:
             continue
         return False
     return has_lookalike
-
-
-def _lgc_or_ascii(ch: str) -> bool:
-    return (
-        ch in "0123456789._-"
-        or "\u0300" <= ch <= "\u0339"
-        or uc.script(ch) in ("Latn", "Grek", "Cyrl")
-    )
-
-
-def lgc_only(text: str) -> bool:
-    """Whether every character is Latin, Greek, Cyrillic, ``[0-9._-]`` or U+0300-0339."""
-    return all(_lgc_or_ascii(ch) for ch in text)
 
 
 def _unsafe_middle_dot(label: str, tld: str) -> bool:
