@@ -7,7 +7,10 @@ Two data sets, both copied from public peers' test suites with their provenance 
   PayloadsAllTheThings' SSRF page, labelled attack (an IP spelling, an invalid host, a parser
   discrepancy, a non-https scheme, a special address) or control (a host written canonically);
 * ``data/chromium_idn_cases.tsv``: the hosts of Chromium's IDN spoof checker unit test with
-  Chromium's verdict (safe, unsafe, invalid).
+  Chromium's verdict (safe, unsafe, invalid);
+* ``data/url_mode_cases.tsv``: PayloadsAllTheThings' open-redirect payloads and URL-mode
+  targets on the user's own network, protected names in paths, and harmless OAuth and
+  ordinary URLs (provenance in the file); written after the EG307/EG308 code, scored once.
 
 A third set measures decoding: every URL of the EG303, EG304 and EG305 rule cases (ours,
 written from vendor documentation) is rewritten the ways an attacker hides a value (each query
@@ -40,16 +43,17 @@ from pathlib import Path
 from urllib.parse import quote
 
 import yaml
-from elicitguard.identity.keys import KeyRing
 
 from elicitguard import Direction, Engine, Envelope, load_policy
 from elicitguard.audit.sink import AuditSink
+from elicitguard.base.keys import KeyRing
 
 HERE = Path(__file__).resolve().parent
 RULES = HERE.parent / "rules" / "url"
 ENCODED_RULES = ("EG303", "EG304", "EG305")
 HOSTS = HERE / "data" / "url_host_cases.tsv"
 IDN = HERE / "data" / "chromium_idn_cases.tsv"
+URL_MODE = HERE / "data" / "url_mode_cases.tsv"
 NOT_SCORED = frozenset({"chromium_top_domains"})
 SESSION = "eval-urls"
 
@@ -87,6 +91,13 @@ def idn_rows() -> list[Row]:
         Row(f"https://{host}/", verdict != "safe", cls, "chromium")
         for host, verdict, cls in _lines(IDN)
     ]
+
+
+def url_mode_rows() -> list[Row]:
+    rows = []
+    for url, label, cls, source, *rule in _lines(URL_MODE):
+        rows.append(Row(url, label == "attack", cls, source, rule[0] if rule else None))
+    return rows
 
 
 def _case_urls(code: str) -> list[tuple[str, bool]]:
@@ -223,7 +234,7 @@ def report(name: str, rows: list[Row], engine: Engine, misses: bool) -> dict[str
         print(f"-- {which} half ({len(part)} rows)")
         for cls in sorted(caught):
             ok, n = caught[cls]
-            word = "passed" if cls in ("legit", "canonical_host") else "caught"
+            word = "passed" if cls in ("legit", "canonical_host", "url_mode_control") else "caught"
             extra = " (not scored)" if cls in NOT_SCORED else ""
             print(f"   {cls:24} {word} {ok:3}/{n:<3} = {ok / n:.3f}{extra}")
         recall = tp / (tp + fn) if tp + fn else 1.0
@@ -250,6 +261,12 @@ def main(argv: list[str]) -> int:
         misses,
     )
     report("IDN display (Chromium idn_spoof_checker_unittest)", idn_rows(), engine, misses)
+    report(
+        "URL-mode targets: local network, script URLs and open redirects, protected names in paths",
+        url_mode_rows(),
+        engine,
+        misses,
+    )
     report("encoded variants of the EG303/EG304/EG305 rule cases", encoded_rows(), engine, misses)
     return 0
 

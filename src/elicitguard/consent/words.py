@@ -65,6 +65,8 @@ _TITLES = {
     "EG303": "The link carries a password or key",
     "EG304": "The link carries personal information",
     "EG305": "A pre-signed or one-time link",
+    "EG307": "A link into your own network",
+    "EG308": "A link that redirects elsewhere",
     "EG107": "Broken link",
     "EG202": "A link inside the message",
     "EG901": "Not fully checked",

@@ -29,6 +29,7 @@ from elicitguard.checks.domains._host import (
     bundled_protected_domains,
     registrable_domain,
 )
+from elicitguard.checks.domains._path import protected_in_path
 from elicitguard.checks.domains._unicode import script as script_of
 from elicitguard.checks.domains._userinfo import userinfo_looks_like_host
 
@@ -40,6 +41,7 @@ __all__ = [
     "analyze_host",
     "bundled_protected_domains",
     "find_invisible_or_deceptive_chars",
+    "protected_in_path",
     "registrable_domain",
     "script_of",
     "userinfo_looks_like_host",

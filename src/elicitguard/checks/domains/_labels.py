@@ -29,6 +29,8 @@ from functools import cache, lru_cache
 from typing import Literal
 
 from elicitguard.checks.domains import _unicode as uc
+from elicitguard.checks.domains._lookalike import extra_skeleton
+from elicitguard.checks.domains._unicode import lgc_only
 
 __all__ = ["LabelVerdict", "RestrictionLevel", "check_label", "restriction_level"]
 
@@ -165,6 +167,11 @@ def _icu_checks(label: str) -> LabelVerdict | None:
 
 _DEVIATIONS = frozenset("\u00df\u03c2\u200c\u200d")
 _ICELANDIC = frozenset("\u00fe\u00f0")
+#: The ae and oe ligatures read as the ASCII pairs ``ae`` and ``oe``; normal letters only
+#: under the ccTLDs of the languages that write them (Danish, Norwegian, Icelandic,
+#: Faroese; French).
+_LIGATURES = frozenset("\u00e6\u0153")
+_LIGATURE_TLDS = frozenset({"dk", "no", "is", "fo", "fr"})
 _KANA_EXCEPTIONS = frozenset(
     [chr(c) for c in range(0x3078, 0x307B)]
     + [chr(c) for c in range(0x30D8, 0x30DB)]
@@ -192,7 +199,7 @@ _WHOLE_SCRIPT = (
     _ws("Armn", "ագզէլհյոսւօՙ", "am"),
     _ws(
         "Cyrl",
-        "аысԁеԍһіюкјӏорԗԛѕԝхуъьҽпгѵѡ",
+        "аысԁеԍһіюкјӏорԗԛѕԝхуъьҽпгѵѡӕԥ",
         *("bg", "by", "kz", "ru", "su", "ua", "uz", "rs", "mk", "kg", "tj", "mn"),
     ),
     _ws("Ethi", "ሀሠሰስበነተከዐዕዘጠፐꬅ", "er", "et"),
@@ -254,8 +261,6 @@ def _reads_as_latin(ch: str, script: str) -> bool:
         return True
     if script in _TABLE_ONLY:
         return False
-    from elicitguard.checks.domains._lookalike import extra_skeleton  # cycle: it imports us
-
     extra = extra_skeleton(ch)
     return extra is not None and extra.isascii() and extra.isalnum()
 
@@ -306,19 +311,6 @@ def _digit_lookalike(label: str) -> bool:
             continue
         return False
     return has_lookalike
-
-
-def _lgc_or_ascii(ch: str) -> bool:
-    return (
-        ch in "0123456789._-"
-        or "\u0300" <= ch <= "\u0339"
-        or uc.script(ch) in ("Latn", "Grek", "Cyrl")
-    )
-
-
-def lgc_only(text: str) -> bool:
-    """Whether every character is Latin, Greek, Cyrillic, ``[0-9._-]`` or U+0300-0339."""
-    return all(_lgc_or_ascii(ch) for ch in text)
 
 
 def _unsafe_middle_dot(label: str, tld: str) -> bool:
@@ -423,6 +415,11 @@ def check_label(
     if len(label) > 1 and tld not in ("is", "fo") and _ICELANDIC.intersection(label):
         return LabelVerdict(
             "whole_script_confusable", "þ or ð outside .is/.fo looks like b, p or o"
+        )
+    if tld not in _LIGATURE_TLDS and _LIGATURES.intersection(label):
+        return LabelVerdict(
+            "whole_script_confusable",
+            f"the ligature æ or œ outside .{'/.'.join(sorted(_LIGATURE_TLDS))} reads as ae or oe",
         )
     if len(label) > 1 and tld != "az" and "\u0259" in label:
         return LabelVerdict("whole_script_confusable", "ə outside .az looks like e")

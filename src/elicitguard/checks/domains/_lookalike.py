@@ -28,7 +28,7 @@ from functools import lru_cache
 import idna
 
 from elicitguard.checks.domains import _unicode as uc
-from elicitguard.checks.domains._labels import lgc_only
+from elicitguard.checks.domains._unicode import lgc_only
 
 __all__ = [
     "ProtectedIndex",

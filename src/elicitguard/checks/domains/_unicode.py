@@ -27,6 +27,7 @@ _V = TypeVar("_V")
 __all__ = [
     "is_allowed",
     "is_soft_dotted",
+    "lgc_only",
     "script",
     "script_extension_ranges",
     "script_extensions",
@@ -150,3 +151,16 @@ def skeleton(text: str) -> str:
     table = _tables().skeleton_map
     nfd = unicodedata.normalize("NFD", text)
     return unicodedata.normalize("NFD", "".join([table.get(c, c) for c in nfd]))
+
+
+def _lgc_or_ascii(ch: str) -> bool:
+    return (
+        ch in "0123456789._-"
+        or "\u0300" <= ch <= "\u0339"
+        or script(ch) in ("Latn", "Grek", "Cyrl")
+    )
+
+
+def lgc_only(text: str) -> bool:
+    """Whether every character is Latin, Greek, Cyrillic, ``[0-9._-]`` or U+0300-0339."""
+    return all(_lgc_or_ascii(ch) for ch in text)

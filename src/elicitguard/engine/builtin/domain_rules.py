@@ -21,6 +21,7 @@ from elicitguard.checks.domains import (
     CharIssue,
     HostAnalysis,
     find_invisible_or_deceptive_chars,
+    protected_in_path,
     userinfo_looks_like_host,
 )
 from elicitguard.checks.url_facts import UrlFacts, protected_domains_for, url_facts
@@ -239,6 +240,14 @@ def deceptive_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hi
         problems.extend(
             _short(issue.detail) for issue in facts.host.issues if issue.kind == "deceptive_form"
         )
+        in_path = protected_in_path(
+            facts.parsed.path, facts.host.ascii_host, protected_domains_for(ctx.server, ctx.lists)
+        )
+        if in_path is not None:
+            problems.append(
+                f"the path shows the protected domain {in_path}, but the browser goes to "
+                f"{_domain(facts.host)}"
+            )
     if problems:
         domain = _domain(facts.host) if facts.host is not None else "?"
         yield Hit(

@@ -22,6 +22,8 @@ from pydantic import Field
 
 from elicitguard.base.decision import Action, Hit, Severity
 from elicitguard.base.pointer import escape_pointer
+from elicitguard.checks.local_network import local_target
+from elicitguard.checks.redirect_params import redirect_issues
 from elicitguard.checks.secrets import scan_value
 from elicitguard.checks.url_safety import (
     UrlIssue,
@@ -32,7 +34,13 @@ from elicitguard.checks.url_safety import (
     pii_in_url,
     preauthenticated_url,
 )
-from elicitguard.checks.urls import ParsedUrl, find_urls_in_text, parse_url
+from elicitguard.checks.urls import (
+    ParsedUrl,
+    find_urls_in_text,
+    host_in,
+    is_loopback_host,
+    parse_url,
+)
 from elicitguard.engine.builtin.form_rules import FormParams
 from elicitguard.engine.context import CheckContext, CheckParams, check
 from elicitguard.protocol.items import Item, ItemKind
@@ -370,6 +378,82 @@ def unbound_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit
         return
     if not binding_handle(parsed):
         yield Hit(pointer=_pointer(item), value=url)
+
+
+# --------------------------------------------------------------------------- EG307
+
+
+class LocalNetworkParams(CheckParams):
+    """EG307: the environments in which loopback and ``lists.dev_hosts`` targets are fine."""
+
+    allow_loopback_in: (
+        Literal["dev", "test", "prod"] | tuple[Literal["dev", "test", "prod"], ...]
+    ) = ("dev",)
+
+
+@check("urls.local_network", pure=True, params=LocalNetworkParams)
+def local_network_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG307: a URL-mode target on the user's own machine or network (any scheme with a host)."""
+    url = _url(item)
+    parsed = _parsed(url, ctx) if url is not None else None
+    if parsed is None:
+        return
+    target = local_target(parsed.host)
+    if target is None:
+        return
+    allowed_in = _list(params, "allow_loopback_in", ("dev",))
+    if ctx.environment in allowed_in and (
+        target.kind == "loopback"
+        or is_loopback_host(parsed.host)
+        or host_in(parsed.host, ctx.lists.get("dev_hosts", ()))
+    ):
+        return
+    yield Hit(
+        pointer=_pointer(item),
+        args={"what": target.what, "kind": target.kind},
+        value=url,
+    )
+
+
+# --------------------------------------------------------------------------- EG308
+
+
+class RedirectParams(CheckParams):
+    """EG308: what a redirect parameter pointing at another site gets (a script URL blocks)."""
+
+    cross_site_action: Action = Action.WARN
+
+
+@check("urls.redirect_params", pure=True, params=RedirectParams)
+def redirect_params_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
+    """EG308: a script URL in a parameter, or a redirect parameter to another site."""
+    url = _url(item)
+    parsed = _parsed(url, ctx) if url is not None else None
+    if parsed is None:
+        return
+    cross_action = _action(params, "cross_site_action", Action.WARN)
+    for issue in redirect_issues(parsed):
+        name = _safe_name(issue.key)
+        where = f"the parameter `{name}`" if name else "a parameter"
+        if issue.kind == "script-url":
+            scheme = issue.scheme if issue.scheme in _KNOWN_SCHEMES else "a script"
+            detail = (
+                f"{where} holds a {scheme}: URL, which runs in the target site if it "
+                "redirects there"
+            )
+            yield Hit(pointer=_pointer(item), args={"detail": detail}, value=issue.value)
+            continue
+        detail = (
+            f"the redirect parameter {where.removeprefix('the parameter ')} sends the user on "
+            "to another site (an open redirect through the target)"
+        )
+        yield Hit(
+            pointer=_pointer(item),
+            args={"detail": detail},
+            value=issue.value,
+            severity=Severity.MEDIUM,
+            action=cross_action,
+        )
 
 
 # --------------------------------------------------------------------------- EG202
