@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.forms._classify import FormContext, classify_field
 from elicitguard.checks.forms._lexicon import Lexicon, compile_lexicon, freeze_extra
 from elicitguard.checks.forms._message import find_ask, mentions_otp_context
@@ -87,7 +88,7 @@ def _form_ask(
     if ask is not None:
         return ask
     for key, prop in _properties(requested_schema):
-        pointer = "/properties/" + key.replace("~", "~0").replace("/", "~1")
+        pointer = "/properties/" + escape_pointer(key)
         _, desc = texts_of(prop)
         texts = ([("/description", desc)] if desc else []) + list(labels_of(prop))
         for suffix, text in texts:
