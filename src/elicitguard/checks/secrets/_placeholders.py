@@ -154,11 +154,13 @@ def _is_repetitive(value: str) -> bool:
     return False
 
 
-def has_filler_run(value: str, length: int = 8) -> bool:
-    """True when ``value`` holds an ascending run such as ``abcdefgh`` or ``12345678``.
+def has_filler_run(value: str, length: int = 16) -> bool:
+    """True when ``value`` holds a long ascending run such as ``abcdefghijklmnop``.
 
-    A random token holds one of eight characters with odds near zero; documented examples
-    and test fixtures (``sk-…abc123…klmnopqrstuvwx``, ``1234567890abcdef``) almost always do.
+    Such a run (half an alphabet) is filler typed by hand. Shorter runs are not enough:
+    vendors document real-format keys such as ``1234567890abcdef1234567890abcdef``, and a
+    user who pastes one into an answer pastes something shaped and keyed like a credential
+    (a value that is nothing but a sequence is still rejected by :func:`is_placeholder`).
     """
     run = 1
     lowered = value.lower()
