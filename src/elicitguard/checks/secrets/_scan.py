@@ -34,7 +34,12 @@ from elicitguard.checks.visible import visible_form
 
 
 def _span(match: Any, regex: Any) -> tuple[int, int]:
-    group = regex.groupindex.get("s") or regex.groupindex["m"]
+    """The secret's span: group ``s``, else ``t`` (a second alternative), else the match."""
+    for name in ("s", "t"):
+        group = regex.groupindex.get(name)
+        if group is not None and match.start(group) != -1:
+            return int(match.start(group)), int(match.end(group))
+    group = regex.groupindex["m"]
     return int(match.start(group)), int(match.end(group))
 
 
