@@ -384,8 +384,14 @@ def _identifier_like(text: str) -> bool:
 _WORD_PATH_PART_RE: Final = re.compile(r"[a-z0-9._-]*")
 
 
+_WORD_RE: Final = re.compile(r"[a-z][a-z._-]*")
+
+
 def _word_path(text: str) -> bool:
+    """``team/app/db`` or ``secret/mysecret``: a path of names (a vault path), not a key."""
     parts = text.split("/")
+    if len(parts) == 2:
+        return all(_WORD_RE.fullmatch(p) for p in parts)
     return len(parts) >= 3 and all(_WORD_PATH_PART_RE.fullmatch(p) for p in parts)
 
 

@@ -15,7 +15,8 @@ _TEMPLATE_RE: Final = re.compile(
     r"""^(?:
         \$\{[^}]*\}|\$\([^)]*\)|\{\{.*\}\}|\{%.*%\}|%[A-Za-z_][A-Za-z0-9_]*%|
         \$[A-Za-z_][A-Za-z0-9_]*|<[^<>]+>|\[[^\[\]]+\]|\{[A-Za-z_][A-Za-z0-9_.-]*\}|
-        process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*\)
+        process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*\)|
+        ENC\[.*|\$ANSIBLE_VAULT;.*|vault:v[0-9]+:.*
     )$""",
     re.VERBOSE | re.DOTALL,
 )
@@ -178,7 +179,8 @@ def has_filler_run(value: str, length: int = 16) -> bool:
 def is_placeholder(value: str) -> bool:
     """True when ``value`` is a template, mask, documented example or filler, not a secret.
 
-    Covers ``${VAR}``, ``{{ var }}``, ``%VAR%``, ``$VAR``, ``<token>``, masks (``****``,
+    Covers ``${VAR}``, ``{{ var }}``, ``%VAR%``, ``$VAR``, ``<token>``, values encrypted at
+    rest (SOPS ``ENC[…]``, ``$ANSIBLE_VAULT;…``, ``vault:v1:…``), masks (``****``,
     ``xxxx``), values marked as examples (``AKIAIOSFODNN7EXAMPLE``, ``your_api_key_here``),
     all-same or repeating characters and keyboard or alphabet sequences.
     """

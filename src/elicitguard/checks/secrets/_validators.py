@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Final
@@ -83,7 +84,11 @@ def _check_discord(secret: str) -> bool:
 
 
 def _check_url_password(secret: str) -> bool:
-    return not is_placeholder(secret)
+    """Not a placeholder, and not a port read as a password (``host:8000";…@…``)."""
+    return not is_placeholder(secret) and not _PORT_RE.fullmatch(secret)
+
+
+_PORT_RE: Final = re.compile(r"[0-9]{1,5}[\"';,)\]]+")
 
 
 _STRUCTURES: Final[dict[str, Callable[[str], bool]]] = {
