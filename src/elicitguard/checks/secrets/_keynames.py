@@ -460,7 +460,7 @@ _PUBLIC_QUALIFIERS: Final = frozenset(
     }
 )
 _LABEL_SPLIT_RE: Final = re.compile(r"[^a-z0-9]+")
-_VERSION_RE: Final = re.compile(r"^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:[-+.][A-Za-z0-9.]+)?$")
+_VERSION_RE: Final = re.compile(r"^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:[-+.][A-Za-z0-9.]+)*$")
 
 
 def _names_secret(label: str) -> bool:

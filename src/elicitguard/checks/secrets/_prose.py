@@ -200,7 +200,7 @@ def _value_after(text: str, lowered: str, end: int, connectors: frozenset[str]) 
 
 
 def _ordinary(value: str) -> bool:
-    """Emails, dates, times, versions, UUIDs and links: never a password."""
+    """Emails, dates, times, versions, UUIDs, links, name paths, labels: never a password."""
     return bool(
         _EMAIL_RE.match(value)
         or _DATE_RE.match(value)
@@ -209,7 +209,13 @@ def _ordinary(value: str) -> bool:
         or _UUID_RE.match(value)
         or "://" in value
         or value.lower().startswith("www.")
+        or _NAME_PATH_RE.fullmatch(value)
+        or (value.endswith(":") and value[:-1].isalpha())  # the next label (``remoteRef:``)
     )
+
+
+#: ``secret/payments``, ``kv/team/db``: a vault or file path made of names.
+_NAME_PATH_RE: Final = re.compile(r"[a-z][a-z._-]*(?:/[a-z][a-z._-]*)+/?")
 
 
 def _password_shaped(value: str, quoted: bool) -> bool:
