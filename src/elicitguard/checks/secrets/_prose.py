@@ -256,7 +256,12 @@ def _judge(cls: str, value: str, quoted: bool) -> bool:
         return _digits_code(value, 4, 8)
     if cls == "code":
         return _code_shaped(value)
+    if _ordinary(value) or _NAMES_A_KEY_RE.search(value):
+        return False  # a label (``refreshInterval:``) or a name for a key (``chain_Key``)
     return len(value) >= 16 and _keyed_confidence(value, "api_key") is not None
+
+
+_NAMES_A_KEY_RE: Final = re.compile(r"[_.-](?:key|token|secret)s?$", re.IGNORECASE)
 
 
 def _phrases(text: str) -> Iterator[ProseSecret]:
