@@ -425,3 +425,60 @@ def test_community_catalogue_can_be_switched_off_explicitly(
 
     monkeypatch.setenv(ENV_SWITCH, "0")
     assert community_scan("here: xkeysib-" + rand(64, HEX) + "-" + rand(16)) == []
+
+
+# --------------------------------------------------------------------------- documented formats
+
+DOCUMENTED = [
+    (lambda: "walkscore SECRET " + rand(32, HEX), "labelled-token"),
+    (lambda: "acmecrm-PRIVATE-" + rand(40), "labelled-token"),
+    (lambda: "boxTOKEN " + rand(32), "labelled-token"),
+    (lambda: "PDFLAYER_SECRET=0123456789abcdef" + rand(16, HEX), "generic-secret-assignment"),
+    (lambda: "$2y$12$" + rand(53, ALNUM + "./"), "password-hash"),
+    (lambda: "$6$" + rand(8) + "$" + rand(86, ALNUM + "./"), "password-hash"),
+    (lambda: "$1$" + rand(8) + "$" + rand(22, ALNUM + "./"), "password-hash"),
+    (
+        lambda: "kind: Secret\ndata:\n  password: " + rand(24) + "=\n",
+        "kubernetes-secret-data",
+    ),
+    (
+        lambda: "data:\n  token: " + rand(24) + "=\nmetadata:\n  name: x\nkind: Secret\n",
+        "kubernetes-secret-data",
+    ),
+    (lambda: "tkn" + ".v1_" + rand(60) + "=", "teamwork-token"),
+    (lambda: "od" + "t_" + rand(32), "dependency-track-key"),
+    (lambda: "mdb_sa" + "_sk_" + rand(40), "mongodb-atlas-service-account-secret"),
+    (lambda: "NF" + "-" + rand(32), "nightfall-key"),
+    (lambda: "BB" + "FF-" + rand(30), "ubidots-token"),
+    (lambda: "1000." + rand(32, HEX) + "." + rand(32, HEX), "zoho-oauth-token"),
+    (lambda: "00D" + rand(15) + "!" + rand(90), "salesforce-access-token"),
+    (lambda: "sl" + "k_" + rand(64, HEX), "sourcegraph-license-key"),
+    (lambda: "KEY" + rand(32, HEX.upper()) + "_" + rand(22), "telnyx-api-key"),
+    (lambda: "Authorization: SSWS 00" + rand(40), "authorization-header"),
+    (lambda: '<add key="ClearTextPassword" value="' + rand(14) + '" />', "config-add-key-value"),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"), DOCUMENTED, ids=[p[1] + str(i) for i, p in enumerate(DOCUMENTED)]
+)
+def test_documented_format_found(make, expected):
+    assert expected in types("value: " + make() + " end")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "public key " + "3f9a7c21d8e04b6a9c5f1e2d7b8a0c4e",  # a public key is no secret
+        "primary key order_2026_07_28",
+        "spotify_secret = abcdefghijklmnopqrstuvwxyz123456",  # half an alphabet: filler
+        "password: ENC[AES256_GCM,data:W3PiZ6lD6bpfAdI=,type:str]",  # SOPS ciphertext
+        "key: secret/payments",  # a vault path
+        '"https://build.internal:8000";@ops',  # a port, then an unrelated @
+        "access v1.22.3-beta.1+build.2026",  # a version
+        "kind: ExternalSecret\nspec:\n  data:\n    - secretKey: password\n",
+        '<add key="Environment" value="Production-2026" />',
+    ],
+)
+def test_documented_format_traps_not_flagged(text):
+    assert scan_text(text) == []

@@ -84,7 +84,13 @@ def _re2_options() -> Any:
 
 
 _NOT_GLUABLE: Final = frozenset(
-    {"generic-secret-assignment", "url-basic-auth", "bearer-token", "authorization-header"}
+    {
+        "generic-secret-assignment",
+        "labelled-token",
+        "url-basic-auth",
+        "bearer-token",
+        "authorization-header",
+    }
 )
 
 

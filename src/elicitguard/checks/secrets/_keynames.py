@@ -384,8 +384,14 @@ def _identifier_like(text: str) -> bool:
 _WORD_PATH_PART_RE: Final = re.compile(r"[a-z0-9._-]*")
 
 
+_WORD_RE: Final = re.compile(r"[a-z][a-z._-]*")
+
+
 def _word_path(text: str) -> bool:
+    """``team/app/db`` or ``secret/mysecret``: a path of names (a vault path), not a key."""
     parts = text.split("/")
+    if len(parts) == 2:
+        return all(_WORD_RE.fullmatch(p) for p in parts)
     return len(parts) >= 3 and all(_WORD_PATH_PART_RE.fullmatch(p) for p in parts)
 
 
@@ -418,3 +424,69 @@ def _keyed_confidence(value: str, key_name: str) -> str | None:
     if entropy < 2.5:
         return None
     return "high" if len(text) >= 20 and entropy >= 3.5 else "medium"
+
+
+# A label such as ``walkscore SECRET``, ``codequiry-PRIVATE`` or ``boxTOKEN``: its last word
+# (or the end of it, when the vendor name is glued on) names a secret.
+_LABEL_TAILS: Final = ("secret", "token", "key", "access", "private")
+_LABEL_WORDS: Final = frozenset(
+    {*_LABEL_TAILS, "secretkey", "accesskey", "privatekey", "apikey", "accesstoken", "tkn"}
+)
+# Words that end in a label tail but name no secret, and qualifiers of a public or
+# bookkeeping key (``public key``, ``primary key``, ``site key`` …).
+_NOT_LABELS: Final = frozenset(
+    {"monkey", "turkey", "hockey", "jockey", "donkey", "whiskey", "hotkey", "turnkey"}
+)
+_PUBLIC_QUALIFIERS: Final = frozenset(
+    {
+        "public",
+        "publishable",
+        "pub",
+        "site",
+        "sitekey",
+        "primary",
+        "foreign",
+        "sort",
+        "partition",
+        "composite",
+        "unique",
+        "idempotency",
+        "cache",
+        "row",
+        "ssh",
+        "host",
+        "gpg",
+        "pgp",
+    }
+)
+_LABEL_SPLIT_RE: Final = re.compile(r"[^a-z0-9]+")
+_VERSION_RE: Final = re.compile(r"^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:[-+.][A-Za-z0-9.]+)*$")
+
+
+def _names_secret(label: str) -> bool:
+    words = [w for w in _LABEL_SPLIT_RE.split(label.lower()) if w]
+    if not words or words[-1] in _NOT_LABELS:
+        return False
+    tail = words[-1]
+    if tail not in _LABEL_WORDS and not (
+        tail.endswith(_LABEL_TAILS) and len(tail) >= 7 and tail not in _NOT_LABELS
+    ):
+        return False
+    return not any(w in _PUBLIC_QUALIFIERS or w in _BENIGN_QUALIFIERS for w in words)
+
+
+def labelled_confidence(label: str, value: str) -> str | None:
+    """Confidence for ``value`` written after a label that names a secret, or None.
+
+    Vendors document their keys as ``walkscore TOKEN 3f9a…``, ``codequiry-PRIVATE-…`` or
+    ``boxSECRET …``: a vendor word, a secret word and a token-shaped value with no ``=``.
+    The value must look like key material (letters and digits, 16 characters or more, not
+    a version, path, word or filler); the label must not qualify a public key.
+    """
+    if len(value) < 16 or not _names_secret(label):
+        return None
+    if not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+        return None
+    if _VERSION_RE.match(value) or value.endswith(".."):
+        return None  # a version, or a value shown cut short (``ops_eyJz..[Redacted]``)
+    return _keyed_confidence(value, "token")

@@ -15,7 +15,8 @@ _TEMPLATE_RE: Final = re.compile(
     r"""^(?:
         \$\{[^}]*\}|\$\([^)]*\)|\{\{.*\}\}|\{%.*%\}|%[A-Za-z_][A-Za-z0-9_]*%|
         \$[A-Za-z_][A-Za-z0-9_]*|<[^<>]+>|\[[^\[\]]+\]|\{[A-Za-z_][A-Za-z0-9_.-]*\}|
-        process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*\)
+        process\.env\.[A-Za-z0-9_]+|os\.environ.*|env\(.*\)|
+        ENC\[.*|\$ANSIBLE_VAULT;.*|vault:v[0-9]+:.*
     )$""",
     re.VERBOSE | re.DOTALL,
 )
@@ -154,11 +155,13 @@ def _is_repetitive(value: str) -> bool:
     return False
 
 
-def has_filler_run(value: str, length: int = 8) -> bool:
-    """True when ``value`` holds an ascending run such as ``abcdefgh`` or ``12345678``.
+def has_filler_run(value: str, length: int = 16) -> bool:
+    """True when ``value`` holds a long ascending run such as ``abcdefghijklmnop``.
 
-    A random token holds one of eight characters with odds near zero; documented examples
-    and test fixtures (``sk-…abc123…klmnopqrstuvwx``, ``1234567890abcdef``) almost always do.
+    Such a run (half an alphabet) is filler typed by hand. Shorter runs are not enough:
+    vendors document real-format keys such as ``1234567890abcdef1234567890abcdef``, and a
+    user who pastes one into an answer pastes something shaped and keyed like a credential
+    (a value that is nothing but a sequence is still rejected by :func:`is_placeholder`).
     """
     run = 1
     lowered = value.lower()
@@ -176,7 +179,8 @@ def has_filler_run(value: str, length: int = 8) -> bool:
 def is_placeholder(value: str) -> bool:
     """True when ``value`` is a template, mask, documented example or filler, not a secret.
 
-    Covers ``${VAR}``, ``{{ var }}``, ``%VAR%``, ``$VAR``, ``<token>``, masks (``****``,
+    Covers ``${VAR}``, ``{{ var }}``, ``%VAR%``, ``$VAR``, ``<token>``, values encrypted at
+    rest (SOPS ``ENC[…]``, ``$ANSIBLE_VAULT;…``, ``vault:v1:…``), masks (``****``,
     ``xxxx``), values marked as examples (``AKIAIOSFODNN7EXAMPLE``, ``your_api_key_here``),
     all-same or repeating characters and keyboard or alphabet sequences.
     """

@@ -62,6 +62,7 @@ class _Lexicon:
     nouns: Mapping[str, tuple[str, str]]  # noun -> (class, language)
     connectors: frozenset[str]
     code_qualifiers: frozenset[str]
+    key_qualifiers: frozenset[str]
     regex: Any
 
 
@@ -82,11 +83,12 @@ def _lexicon() -> _Lexicon:
         for connector in groups.get("connectors", ()):
             connectors.update(str(connector).lower().split())
     qualifiers = frozenset(str(q).lower() for q in data.get("code_qualifiers", ()))
+    key_qualifiers = frozenset(str(q).lower() for q in data.get("key_qualifiers", ()))
     ordered = sorted(nouns, key=len, reverse=True)
     options = re2.Options()
     options.max_mem = 64 << 20
     regex = re2.compile("|".join(re2.escape(n) for n in ordered), options)
-    return _Lexicon(nouns, frozenset(connectors), qualifiers, regex)
+    return _Lexicon(nouns, frozenset(connectors), qualifiers, key_qualifiers, regex)
 
 
 def prose_languages() -> tuple[str, ...]:
@@ -143,7 +145,7 @@ def _bounded(original: str, text: str, start: int, end: int, noun: str, cls: str
 
 
 def _qualified_code(lowered: str, start: int, qualifiers: frozenset[str]) -> bool:
-    """``zip code``, ``error code``, ``promo code``: a code that is no secret."""
+    """``zip code``, ``error code``, ``public key``: a code or key that is no secret."""
     before = lowered[max(0, start - 40) : start].split()
     tail = before[-2:]
     return any(word.strip("-:,.") in qualifiers for word in tail) or (" ".join(tail) in qualifiers)
@@ -198,7 +200,7 @@ def _value_after(text: str, lowered: str, end: int, connectors: frozenset[str]) 
 
 
 def _ordinary(value: str) -> bool:
-    """Emails, dates, times, versions, UUIDs and links: never a password."""
+    """Emails, dates, times, versions, UUIDs, links, name paths, labels: never a password."""
     return bool(
         _EMAIL_RE.match(value)
         or _DATE_RE.match(value)
@@ -207,7 +209,13 @@ def _ordinary(value: str) -> bool:
         or _UUID_RE.match(value)
         or "://" in value
         or value.lower().startswith("www.")
+        or _NAME_PATH_RE.fullmatch(value)
+        or (value.endswith(":") and value[:-1].isalpha())  # the next label (``remoteRef:``)
     )
+
+
+#: ``secret/payments``, ``kv/team/db``: a vault or file path made of names.
+_NAME_PATH_RE: Final = re.compile(r"[a-z][a-z._-]*(?:/[a-z][a-z._-]*)+/?")
 
 
 def _password_shaped(value: str, quoted: bool) -> bool:
@@ -248,7 +256,12 @@ def _judge(cls: str, value: str, quoted: bool) -> bool:
         return _digits_code(value, 4, 8)
     if cls == "code":
         return _code_shaped(value)
+    if _ordinary(value) or _NAMES_A_KEY_RE.search(value):
+        return False  # a label (``refreshInterval:``) or a name for a key (``chain_Key``)
     return len(value) >= 16 and _keyed_confidence(value, "api_key") is not None
+
+
+_NAMES_A_KEY_RE: Final = re.compile(r"[_.-](?:key|token|secret)s?$", re.IGNORECASE)
 
 
 def _phrases(text: str) -> Iterator[ProseSecret]:
@@ -269,6 +282,8 @@ def _phrases(text: str) -> Iterator[ProseSecret]:
         if not _bounded(original, lowered, start, end, noun, cls):
             continue
         if cls == "code" and _qualified_code(lowered, start, lexicon.code_qualifiers):
+            continue
+        if cls == "key" and _qualified_code(lowered, start, lexicon.key_qualifiers):
             continue
         value, quoted = _value_after(text, lowered, end, lexicon.connectors)
         if value and _judge(cls, value, quoted):

@@ -19,6 +19,7 @@ from elicitguard.checks.secrets._keynames import (
     _keyed_confidence,
     _password_like,
     is_secret_key_name,
+    labelled_confidence,
     normalize_key_name,
 )
 from elicitguard.checks.secrets._placeholders import (
@@ -33,7 +34,12 @@ from elicitguard.checks.visible import visible_form
 
 
 def _span(match: Any, regex: Any) -> tuple[int, int]:
-    group = regex.groupindex.get("s") or regex.groupindex["m"]
+    """The secret's span: group ``s``, else ``t`` (a second alternative), else the match."""
+    for name in ("s", "t"):
+        group = regex.groupindex.get(name)
+        if group is not None and match.start(group) != -1:
+            return int(match.start(group)), int(match.end(group))
+    group = regex.groupindex["m"]
     return int(match.start(group)), int(match.end(group))
 
 
@@ -42,6 +48,8 @@ def _judge(entry: CatalogueEntry, match: Any, regex: Any, secret: str) -> str | 
     if entry.structure == "keyed-assignment":
         key = match.group(regex.groupindex["k"])
         return _keyed_confidence(secret, key) if is_secret_key_name(key) else None
+    if entry.structure == "labelled-token":
+        return labelled_confidence(match.group(regex.groupindex["k"]), secret)
     if entry.structure and not _STRUCTURES[entry.structure](secret):
         return None
     if entry.entropy and shannon_entropy(secret) < entry.entropy:
@@ -78,15 +86,27 @@ def _run(entry: CatalogueEntry, regex: Any, text: str) -> Iterable[SecretMatch]:
 
 _RANK: Final = {"high": 0, "medium": 1, "low": 2}
 _GENERIC: Final = frozenset(
-    {"generic-secret-assignment", "url-basic-auth", "bearer-token", "authorization-header"}
+    {
+        "generic-secret-assignment",
+        "url-basic-auth",
+        "bearer-token",
+        "authorization-header",
+    }
 )
+
+
+def _tier(kind: str) -> int:
+    """Specific formats first, then generic ones, then a bare label and value."""
+    if kind == "labelled-token":
+        return 2
+    return 1 if kind in _GENERIC else 0
 
 
 def _dedupe(matches: list[SecretMatch]) -> list[SecretMatch]:
     """Keep one match per overlapping span: specific formats over generic ones."""
     ordered = sorted(
         matches,
-        key=lambda m: (m.type in _GENERIC, _RANK.get(m.confidence, 3), m.start - m.end),
+        key=lambda m: (_tier(m.type), _RANK.get(m.confidence, 3), m.start - m.end),
     )
     kept: list[SecretMatch] = []
     for match in ordered:

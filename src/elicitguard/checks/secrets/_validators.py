@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Final
@@ -56,8 +57,8 @@ def base62_crc32(text: str) -> str:
 
 def _check_jwt(secret: str) -> bool:
     parts = secret.split(".")
-    if len(parts) != 3:
-        return False
+    if len(parts) not in (2, 3):
+        return False  # two parts: unsigned, or its signature cut off (still a bearer token)
     header, payload = (_b64decode(p) for p in parts[:2])
     if header is None or payload is None:
         return False
@@ -78,12 +79,20 @@ def _check_pypi(secret: str) -> bool:
 
 
 def _check_discord(secret: str) -> bool:
+    """The first segment is a base64 snowflake id: mostly decimal digits (a few damaged
+    bytes, as in hand-edited examples, still leave the token's shape unmistakable)."""
     raw = _b64decode(secret.split(".", 1)[0])
-    return raw is not None and raw.isdigit() and 15 <= len(raw) <= 21
+    if raw is None or not 15 <= len(raw) <= 21:
+        return False
+    return sum(48 <= b <= 57 for b in raw) >= len(raw) - 4
 
 
 def _check_url_password(secret: str) -> bool:
-    return not is_placeholder(secret)
+    """Not a placeholder, and not a port read as a password (``host:8000";…@…``)."""
+    return not is_placeholder(secret) and not _PORT_RE.fullmatch(secret)
+
+
+_PORT_RE: Final = re.compile(r"[0-9]{1,5}[\"';,)\]]+")
 
 
 _STRUCTURES: Final[dict[str, Callable[[str], bool]]] = {
