@@ -11,14 +11,13 @@ inside ``unshare -rn``.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.conformance.suite import HARNESS, NODE, PRELOAD, ROOT
+from tests.conformance.suite import HARNESS, NODE, PRELOAD, ROOT, loopback_up
 
 HERE = Path(__file__).resolve().parent
 CLIENT = HERE / "client.py"
@@ -100,8 +99,7 @@ def run(setup: str, spec: str, out: Path) -> dict[str, Any]:
 
 def main() -> None:
     setup, spec, out = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    if os.environ.get("ELICITGUARD_NETNS") == "1":
-        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    loopback_up()
     print(json.dumps(run(setup, spec, out)))
 
 

@@ -156,10 +156,15 @@ def run(setup: str, spec: str, out: Path) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    setup, spec, out = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+def loopback_up() -> None:
+    """Inside the test's network namespace, bring up its only interface."""
     if os.environ.get("ELICITGUARD_NETNS") == "1":
         subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+
+
+def main() -> None:
+    setup, spec, out = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    loopback_up()
     print(json.dumps(run(setup, spec, out)))
 
 

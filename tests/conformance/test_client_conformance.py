@@ -12,10 +12,6 @@ must pass, warn and fail exactly the checks the bare run does.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,7 +21,7 @@ import pytest
 import yaml
 from tests.conformance import suite
 from tests.conformance.client_suite import SCENARIO_TIMEOUT_S, SCENARIOS, SETUPS
-from tests.conformance.test_conformance import netns_prefix
+from tests.conformance.test_conformance import run_sandboxed
 from tests.integration_support import require_file, require_module
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -61,19 +57,8 @@ MUST_PASS = {
 
 
 def run_client_suite(setup: str, spec: str, out: Path) -> dict[str, Any]:
-    prefix = netns_prefix()
-    env = dict(os.environ, ELICITGUARD_NETNS="1" if prefix else "0")
-    env["PYTHONPATH"] = os.pathsep.join([str(suite.ROOT), env.get("PYTHONPATH", "")])
-    done = subprocess.run(
-        [*prefix, sys.executable, str(HERE / "client_suite.py"), setup, spec, str(out)],
-        capture_output=True,
-        timeout=SCENARIO_TIMEOUT_S * len(SCENARIOS[spec]),
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")[-4000:]
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    timeout = SCENARIO_TIMEOUT_S * len(SCENARIOS[spec])
+    return run_sandboxed(HERE / "client_suite.py", [setup, spec, str(out)], timeout)
 
 
 def verdicts(run: dict[str, Any]) -> Counter[tuple[str, str, str]]:

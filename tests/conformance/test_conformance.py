@@ -71,21 +71,27 @@ def netns_prefix() -> tuple[str, ...]:
     return ("unshare", "-rn") if done.returncode == 0 else ()
 
 
-def run_suite(setup: str, spec: str, out: Path) -> dict[str, Any]:
-    """One run of :mod:`tests.conformance.suite`, in the namespace when there is one."""
+def run_sandboxed(script: Path, args: list[str], timeout: float) -> dict[str, Any]:
+    """``python SCRIPT ARGS...`` in the namespace when there is one; its stdout as JSON."""
     prefix = netns_prefix()
     env = dict(os.environ, ELICITGUARD_NETNS="1" if prefix else "0")
     env["PYTHONPATH"] = os.pathsep.join([str(suite.ROOT), env.get("PYTHONPATH", "")])
     done = subprocess.run(
-        [*prefix, sys.executable, str(Path(suite.__file__)), setup, spec, str(out)],
+        [*prefix, sys.executable, str(script), *args],
         capture_output=True,
-        timeout=suite.HARNESS_TIMEOUT_S + 60,
+        timeout=timeout,
         env=env,
         check=False,
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-4000:]
     result: dict[str, Any] = json.loads(done.stdout)
     return result
+
+
+def run_suite(setup: str, spec: str, out: Path) -> dict[str, Any]:
+    """One run of :mod:`tests.conformance.suite`, in the namespace when there is one."""
+    script = Path(suite.__file__)
+    return run_sandboxed(script, [setup, spec, str(out)], suite.HARNESS_TIMEOUT_S + 60)
 
 
 def verdicts(run: dict[str, Any]) -> Counter[tuple[str, str, str]]:
