@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import IO
 
 __all__ = ["use_color", "verbosity"]
@@ -34,3 +37,17 @@ def use_color(args: argparse.Namespace, stream: IO[str]) -> bool:
 def verbosity(args: argparse.Namespace) -> int:
     """``-v`` counts up, ``-q`` counts down: 0 is the default, below 0 is quiet."""
     return int(getattr(args, "verbose", 0) or 0) - int(getattr(args, "quiet", 0) or 0)
+
+
+def report_generated(args: argparse.Namespace, written: Sequence[Path], regenerate: str) -> int:
+    """The end of a command that writes generated files: with ``--check``, name the stale ones
+    and exit 1; otherwise say what was written (unless ``-q``) and exit 0."""
+    if args.check and written:
+        for path in written:
+            print(f"stale: {path}", file=sys.stderr)
+        print(f"run `{regenerate}` to regenerate", file=sys.stderr)
+        return 1
+    if verbosity(args) >= 0:
+        for path in written:
+            print(f"wrote {path}")
+    return 0

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from elicitguard.commands._terminal import verbosity
+from elicitguard.commands._terminal import report_generated, verbosity
 
 __all__ = ["JSON_SCHEMA_DIALECT", "register", "schema_documents", "schema_id"]
 
@@ -136,12 +135,4 @@ def _schema(args: argparse.Namespace) -> int:
             if not args.check:
                 folder.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
-    if args.check and stale:
-        for path in stale:
-            print(f"stale: {path}", file=sys.stderr)
-        print("run `elicitguard policy schema` to regenerate", file=sys.stderr)
-        return EXIT_STALE
-    if verbosity(args) >= 0:
-        for path in stale:
-            print(f"wrote {path}")
-    return EXIT_OK
+    return report_generated(args, stale, "elicitguard policy schema")

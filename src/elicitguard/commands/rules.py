@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from elicitguard.commands._terminal import use_color, verbosity
+from elicitguard.commands._terminal import report_generated, use_color, verbosity
 
 __all__ = ["register"]
 
@@ -138,12 +138,4 @@ def _docs(args: argparse.Namespace) -> int:
     from elicitguard.engine.rules import builtin_rules
 
     changed = write_docs(builtin_rules(), args.output, check=args.check)
-    if args.check and changed:
-        for path in changed:
-            print(f"stale: {path}", file=sys.stderr)
-        print("run `elicitguard rules docs` to regenerate", file=sys.stderr)
-        return EXIT_FINDINGS
-    if verbosity(args) >= 0:
-        for path in changed:
-            print(f"wrote {path}")
-    return EXIT_OK
+    return report_generated(args, changed, "elicitguard rules docs")
