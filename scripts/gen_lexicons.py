@@ -49,6 +49,13 @@ LANGS: dict[str, str] = {
     "th": "th", "id": "id", "pl": "pl", "cs": "cs", "nl": "nl", "sv": "sv", "el": "el",
     "ro": "ro", "da": "da", "fi": "fi", "hu": "hu", "nb": "nb",
     "de": "de", "fr": "fr", "es": "es", "ja": "ja", "zh_Hans": "zh-Hans", "zh_Hant": "zh-Hant",
+    # catalogue-only languages: no curated seed, the catalogues' labels and derived ask verbs
+    "af": "af", "az": "az", "be": "be", "bg": "bg", "bs": "bs", "ca": "ca", "cy": "cy",
+    "et": "et", "eu": "eu", "ga": "ga", "gl": "gl", "hr": "hr", "hy": "hy", "is": "is",
+    "ka": "ka", "kk": "kk", "km": "km", "kn": "kn", "ky": "ky", "lt": "lt", "lv": "lv",
+    "mk": "mk", "ml": "ml", "mn": "mn", "mr": "mr", "ms": "ms", "my": "my", "ne": "ne",
+    "pa": "pa", "sk": "sk", "sl": "sl", "sq": "sq", "sr": "sr", "sr_Latn": "sr-Latn",
+    "sw": "sw", "ta": "ta", "te": "te", "tg": "tg", "tk": "tk", "ur": "ur", "uz": "uz",
 }  # fmt: skip
 
 #: Files read inside each wheel.
@@ -135,7 +142,7 @@ HAND_WRITTEN = frozenset(("en", "de", "fr", "es", "ja", "zh-Hans", "zh-Hant"))
 
 INFLECTING = frozenset(
     ("ru", "uk", "pl", "cs", "ro", "el", "tr", "fi", "hu", "ko", "it", "pt", "id", "nl")
-)
+)  # label-only languages stay exact: "token*" would match "tokenizer", "parol*" "parole"
 NORDIC = frozenset(("da", "sv", "nb", "fi", "hu", "el", "bg"))
 UNSPACED = frozenset(("th", "ja", "zh-Hans", "zh-Hant"))
 _ENDINGS = re.compile(r"[аяоеьыийуюіїєэaeiouyąęěαεηιουωάέήίόύώ]{1,2}$")

@@ -16,6 +16,8 @@ import yaml
 
 from elicitguard.checks.forms import (
     ALL_LANGUAGES,
+    FULL_LANGUAGES,
+    LABEL_LANGUAGES,
     classify_form,
     form_asks_for_secret,
     message_asks_for_secret,
@@ -36,10 +38,33 @@ def one(title: str, **extra: Any) -> dict[str, Any]:
 
 
 def test_thirty_languages_ship_and_are_the_default() -> None:
-    """At least 30 languages, every one with a lexicon file, all enabled by default."""
-    assert len(ALL_LANGUAGES) >= 30
-    assert set(ALL_LANGUAGES) <= set(shipped_languages())
-    assert set(PHRASES) == set(ALL_LANGUAGES)
+    """At least 30 full languages, every one with a lexicon file, all enabled by default."""
+    assert len(FULL_LANGUAGES) >= 30
+    assert set(ALL_LANGUAGES) == set(shipped_languages())
+    assert set(PHRASES) == set(FULL_LANGUAGES)
+    assert ALL_LANGUAGES == FULL_LANGUAGES + LABEL_LANGUAGES
+
+
+def _catalogue_password(lang: str) -> str:
+    """The shortest catalogue-given password label of a label-only language."""
+    data = yaml.safe_load(
+        (
+            Path(__file__).resolve().parents[2]
+            / "src/elicitguard/checks/data/lexicon/generated"
+            / f"{lang}.yaml"
+        ).read_text(encoding="utf-8")
+    )
+    return min((t for t in data["classes"]["password"]["terms"] if "*" not in t), key=len)
+
+
+@pytest.mark.parametrize("lang", LABEL_LANGUAGES)
+def test_label_languages_catch_a_password_field(lang: str) -> None:
+    """A field labelled with the catalogue's word for "Password" is caught, by default."""
+    term = _catalogue_password(lang)
+    (verdict,) = classify_form(one(term))
+    assert (verdict.secret_class, verdict.confidence != "low") == ("password", True), term
+    (checkbox,) = classify_form({"properties": {"a": {"type": "boolean", "title": term}}})
+    assert checkbox.secret_class is None, term
 
 
 @pytest.mark.parametrize("lang", sorted(PHRASES))
@@ -195,3 +220,39 @@ def test_key_weighs_less_under_a_title_that_speaks() -> None:
     assert neutral.secret_class == "card_number"
     assert neutral.confidence != "low"
     assert speaking.confidence == "low"
+
+
+@pytest.mark.parametrize(
+    ("title", "cls"),
+    [
+        ("Password (required)", "password"),
+        ("Reset password", "password"),
+        ("Kennwort (erforderlich)", "password"),
+        ("Token", "api_key"),
+        ("Your login credentials", "api_key"),
+        ("Pasword", "password"),
+        ("Credentails", "api_key"),
+        ("Pass Word", "password"),
+        ("PWD", "password"),
+    ],
+)
+def test_state_words_whole_labels_and_slips(title: str, cls: str) -> None:
+    """A state word beside the class, a weak word as the whole label, a one-letter slip."""
+    (verdict,) = classify_form(one(title))
+    assert (verdict.secret_class, verdict.confidence != "low") == (cls, True), verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "props",
+    [
+        {"a": {"type": "boolean", "title": "Password (required)"}},
+        {"a": {"type": "string", "title": "Password hint (required)"}},
+        {"a": {"type": "string", "title": "Passport number"}},
+        {"a": {"type": "string", "title": "Key"}, "b": {"type": "string", "title": "Value"}},
+        {"a": {"type": "string", "title": "Secret value"}},
+        {"a": {"type": "string", "title": "1Password vault name"}},
+    ],
+)
+def test_state_and_slip_traps(props: dict[str, Any]) -> None:
+    for verdict in classify_form({"properties": props}):
+        assert verdict.secret_class is None or verdict.confidence == "low", verdict.reasons

@@ -16,7 +16,7 @@ import pytest
 
 from elicitguard import Action, Direction, Engine, Envelope, Side, load_policy
 from elicitguard.base.decision import Decision
-from elicitguard.checks.forms import ALL_LANGUAGES
+from elicitguard.checks.forms import ALL_LANGUAGES, FULL_LANGUAGES
 from elicitguard.engine.builtin.form_rules import settings_of
 from elicitguard.engine.cases import evaluate_case
 from elicitguard.engine.rules import builtin_rules, load_cases
@@ -39,15 +39,42 @@ def make_engine(policy: dict[str, Any] | None = None) -> Engine:
 
 
 def form_params(props: dict[str, Any], message: str = "Please fill in the form") -> dict[str, Any]:
-    return {"mode": "form", "message": message, "requestedSchema": {"type": "object", "properties": props}}
+    return {
+        "mode": "form",
+        "message": message,
+        "requestedSchema": {"type": "object", "properties": props},
+    }
 
 
-def push_request(engine: Engine, side: Side, props: dict[str, Any], message: str = "Please fill in the form", rid: int = 1) -> Decision:
+def push_request(
+    engine: Engine,
+    side: Side,
+    props: dict[str, Any],
+    message: str = "Please fill in the form",
+    rid: int = 1,
+) -> Decision:
     """Handshake (2025-11-25, form capability) and one elicitation/create."""
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}},
+    }
     engine.evaluate(Envelope(init, C2S, side=side, session="s"))
-    engine.evaluate(Envelope({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}}, S2C, side=side, session="s"))
-    request = {"jsonrpc": "2.0", "id": rid, "method": "elicitation/create", "params": form_params(props, message)}
+    engine.evaluate(
+        Envelope(
+            {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}},
+            S2C,
+            side=side,
+            session="s",
+        )
+    )
+    request = {
+        "jsonrpc": "2.0",
+        "id": rid,
+        "method": "elicitation/create",
+        "params": form_params(props, message),
+    }
     return engine.evaluate(Envelope(request, S2C, side=side, session="s"))
 
 
@@ -56,13 +83,42 @@ def push_answer(engine: Engine, side: Side, content: dict[str, Any], rid: int = 
     return engine.evaluate(Envelope(answer, C2S, side=side, session="s"))
 
 
-def modern_round(engine: Engine, side: Side, props: dict[str, Any], content: dict[str, Any]) -> tuple[Decision, Decision]:
+def modern_round(
+    engine: Engine, side: Side, props: dict[str, Any], content: dict[str, Any]
+) -> tuple[Decision, Decision]:
     """A 2026-07-28 input_required round: the result with one form, then the retry."""
     call = {"name": "configure", "arguments": {}}
-    engine.evaluate(Envelope({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {**call, "_meta": META}}, C2S, side=side, session="m"))
-    result = {"jsonrpc": "2.0", "id": 5, "result": {"resultType": "input_required", "inputRequests": {"ask": {"method": "elicitation/create", "params": form_params(props)}}, "requestState": "st-opaque-5"}}
+    engine.evaluate(
+        Envelope(
+            {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {**call, "_meta": META}},
+            C2S,
+            side=side,
+            session="m",
+        )
+    )
+    result = {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "result": {
+            "resultType": "input_required",
+            "inputRequests": {
+                "ask": {"method": "elicitation/create", "params": form_params(props)}
+            },
+            "requestState": "st-opaque-5",
+        },
+    }
     first = engine.evaluate(Envelope(result, S2C, side=side, session="m"))
-    retry = {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {**call, "inputResponses": {"ask": {"action": "accept", "content": content}}, "requestState": "st-opaque-5", "_meta": META}}
+    retry = {
+        "jsonrpc": "2.0",
+        "id": 6,
+        "method": "tools/call",
+        "params": {
+            **call,
+            "inputResponses": {"ask": {"action": "accept", "content": content}},
+            "requestState": "st-opaque-5",
+            "_meta": META,
+        },
+    }
     return first, engine.evaluate(Envelope(retry, C2S, side=side, session="m"))
 
 
@@ -86,7 +142,10 @@ def test_default_preset_blocks_secret_forms_and_answers_on_the_client() -> None:
 def test_push_era_secret_form_blocks_and_answer_is_blocked_or_redacted(side: Side) -> None:
     """2025-11-25: a form asking for a token blocks; the token in the answer blocks (client) or is redacted (server)."""
     engine = make_engine()
-    props = {"github_token": {"type": "string", "title": "GitHub token"}, "note": {"type": "string"}}
+    props = {
+        "github_token": {"type": "string", "title": "GitHub token"},
+        "note": {"type": "string"},
+    }
     request = push_request(engine, side, props)
     assert request.action == Action.BLOCK
     assert {"EG201"} <= codes(request)
@@ -149,11 +208,21 @@ def test_allowed_fields_silence_a_field_but_not_a_catalogue_secret() -> None:
 
 
 def test_min_confidence_decides_which_verdicts_fire() -> None:
-    """A lone weak word (low) fires only with min_confidence low; a description alone fires by
-    default; high drops a title-only field."""
-    described = {"x": {"type": "string", "title": "Code", "description": "Enter the 6-digit code we sent by SMS"}}
+    """A weak word in a longer label (low) fires only with min_confidence low (a weak word
+    that is the whole label, "Token", names the field and fires by default); a description
+    alone fires by default; high drops a title-only field."""
+    described = {
+        "x": {
+            "type": "string",
+            "title": "Code",
+            "description": "Enter the 6-digit code we sent by SMS",
+        }
+    }
     assert "EG201" in codes(push_request(make_engine(), Side.CLIENT, described))
-    weak = {"x": {"type": "string", "title": "Token"}}
+    assert "EG201" in codes(
+        push_request(make_engine(), Side.CLIENT, {"x": {"type": "string", "title": "Token"}})
+    )
+    weak = {"x": {"type": "string", "title": "Secret value"}}
     assert "EG201" not in codes(push_request(make_engine(), Side.CLIENT, weak))
     low = {"rules": {"EG201": {"params": {"min_confidence": "low"}}}}
     assert "EG201" in codes(push_request(make_engine(low), Side.CLIENT, weak))
@@ -213,7 +282,9 @@ SECRET_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("rule", "case"), SECRET_CASES, ids=[f"{r.spec.code}::{c.note}" for r, c in SECRET_CASES])
+@pytest.mark.parametrize(
+    ("rule", "case"), SECRET_CASES, ids=[f"{r.spec.code}::{c.note}" for r, c in SECRET_CASES]
+)
 def test_findings_never_carry_the_value(rule: Any, case: Any) -> None:
     """No string of the message (12 characters or more) appears in a finding's message."""
     decision = evaluate_case(case, rule.spec.code)
@@ -227,8 +298,8 @@ def test_findings_never_carry_the_value(rule: Any, case: Any) -> None:
 
 def test_every_rule_has_cases_in_every_language() -> None:
     """Each form rule has ruleid and ok cases in each of its languages (the note names the
-    language): EG201 and EG206 in all shipped languages, the others in the seven with
-    hand-written lexicons."""
+    language): EG201 in all shipped languages, EG206 (request messages) in the languages with
+    a full lexicon, the others in the seven with hand-written lexicons."""
     for rule in builtin_rules():
         if rule.spec.code not in FORM_RULES:
             continue
@@ -239,7 +310,9 @@ def test_every_rule_has_cases_in_every_language() -> None:
             words = case.note.replace(":", " ").split()
             lang = next((w for w in words[:4] if w in ALL_LANGUAGES), words[1])
             seen[(lang, case.expect)] += 1
-        languages = ALL_LANGUAGES if rule.spec.code in ("EG201", "EG206") else ALL_LANGUAGES[:7]
+        languages = {"EG201": ALL_LANGUAGES, "EG206": FULL_LANGUAGES}.get(
+            rule.spec.code, FULL_LANGUAGES[:7]
+        )
         for lang in languages:
             assert seen[(lang, "ruleid")] >= 1, f"{rule.spec.code}: no ruleid case in {lang}"
             assert seen[(lang, "ok")] >= 1, f"{rule.spec.code}: no ok case in {lang}"

@@ -21,6 +21,8 @@ from elicitguard.checks.forms._scan import scan
 from elicitguard.checks.forms._shape import Shape, labels_of, shape_of, texts_of
 from elicitguard.checks.forms._types import (
     ALL_LANGUAGES,
+    FULL_LANGUAGES,
+    LABEL_LANGUAGES,
     SECRET_CLASSES,
     SENSITIVE_CLASSES,
     FieldVerdict,
@@ -29,6 +31,8 @@ from elicitguard.checks.forms._types import (
 
 __all__ = [
     "ALL_LANGUAGES",
+    "FULL_LANGUAGES",
+    "LABEL_LANGUAGES",
     "SECRET_CLASSES",
     "SENSITIVE_CLASSES",
     "FieldVerdict",

@@ -73,18 +73,19 @@ class _Evidence:
                 strongest[hit.cls] = hit
         for cls, hit in strongest.items():
             base = _WEIGHT[source] if weight is None else weight
+            weak = hit.weak and not (hit.alone and source != "description" and _names_it(hit))
             if hit.disguised:
                 self.disguised.add(cls)
                 note = "; disguised: it reads so only once its disguise is undone"
                 self.add(
                     cls,
-                    base / (2 if hit.weak else 1) + 1.0,
+                    base / (2 if weak else 1) + 1.0,
                     f"{source}: '{hit.term}' ({cls}, {hit.lang}){note}",
                 )
             else:
                 self.add(
                     cls,
-                    base / (2 if hit.weak else 1),
+                    base / (2 if weak else 1),
                     f"{source}: '{hit.term}' ({cls}, {hit.lang})",
                 )
             rank = _LANGUAGE_RANK[source]
@@ -98,6 +99,18 @@ class _Evidence:
             del self.scores[cls]
         if gone:
             self.reasons.append(reason)
+
+
+# A weak word that is the whole label ("Token", "Secret", "2FA") names what the box collects;
+# these few stay weak even alone, since "Key" / "Value" pairs and "Auth" menus are ordinary.
+_WEAK_EVEN_ALONE = frozenset(
+    ("key", "keys", "cle", "cles", "schlussel", "auth", "tokens", "jetons", "secrets")
+)
+
+
+def _names_it(hit: ClassHit) -> bool:
+    """Whether a weak term, standing alone as a label, names the secret it collects."""
+    return hit.term not in _WEAK_EVEN_ALONE
 
 
 def _fits(cls: str, shape: Shape) -> bool:
@@ -116,13 +129,14 @@ def _fits(cls: str, shape: Shape) -> bool:
 def _code_is_otp(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> bool:
     """A bare "code" field is a one-time code when sent to the user or shaped like one."""
     if not any(s.has("code") for s in scans[:2]):
-        return False
+        # "The code from the e-mail we just sent" said only in the description.
+        return scans[2].has("code") and scans[2].has("otp_context")
     return any(s.has("otp_context") for s in scans) or ctx.otp_hint or _fits("otp", shape)
 
 
-def _title_explains_key(title: Scan) -> bool:
+def _title_explains_key(title: Scan, hits: tuple[ClassHit, ...]) -> bool:
     """A title that only talks *about* a secret ("Name of the API key") overrides the key."""
-    return bool(title.notes) and not title.hits
+    return bool(title.notes) and not hits
 
 
 def _title_speaks(title: Scan, ctx: FormContext) -> bool:
@@ -143,15 +157,20 @@ def _gather(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> _Evidenc
     """Collect evidence from texts, the message, format, length and default."""
     key, title, desc = scans
     ev = _Evidence()
-    if not _title_explains_key(title):
-        ev.add_hits("key", key.hits, _KEY_UNDER_TITLE if _title_speaks(title, ctx) else None)
-    ev.add_hits("title", title.hits)
+    # A free-text box labelled "Password (required)" still collects a password: state words
+    # silence a class only where the input cannot hold it (the type rules veto those anyway).
+    labels = (key.hits + key.state_hits, title.hits + title.state_hits)
+    key_hits, title_hits = labels if shape.kind == "text" else (key.hits, title.hits)
+    if not _title_explains_key(title, title_hits):
+        ev.add_hits("key", key_hits, _KEY_UNDER_TITLE if _title_speaks(title, ctx) else None)
+    ev.add_hits("title", title_hits)
     benign = not ev.scores and (key.has("benign") or title.has("benign"))
     if not benign and not desc.has("deny"):
         ev.add_hits("description", desc.hits)
     if not ev.scores and _code_is_otp(scans, shape, ctx):
         ev.add("otp", 2.0, "a code field sent to the user or sized like one")
-    if not ev.scores and ctx.ask is not None and not benign:
+    # A title that says the field is something else ("Token name") outweighs the message.
+    if not ev.scores and ctx.ask is not None and not benign and not title.notes:
         where = "the message" if ctx.ask.source == "message" else "an option label or description"
         ev.add(ctx.ask.secret_class, 2.0, f"{where} asks for it; this is the only text field")
         if ctx.ask.disguised:

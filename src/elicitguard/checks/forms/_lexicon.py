@@ -31,6 +31,7 @@ ROLES: tuple[str, ...] = (
     "after_secret",
     "before",
     "before_secret",
+    "state",
     "benign",
     "code",
     "otp_context",

@@ -13,7 +13,11 @@ letters of other scripts inside a Latin word (or a word made only of look-alikes
 their UTS 39 confusable skeleton with the tables in ``checks/data/unicode``; and, as a second
 reading, digits and symbols inside words folded to letters (4→a, 0→o, 3→e, 1→i or l, 5→s,
 7→t, @→a, $→s, |→l, !→i). Digits standing alone ("4 digit PIN") are never folded. Text
-inside a right-to-left override is read the way it is displayed, reversed.
+inside a right-to-left override is read the way it is displayed, reversed. Last, a word one
+slip away from a long secret word ("pasword", "passwrod", "credentails": one letter dropped,
+added, changed or two swapped) is read as that word: a reader's eye corrects it, a lexicon
+does not. Only words of seven letters or more, against a short list; real words one slip
+away ("passport", one letter from German "Passwort") stay themselves.
 """
 
 from __future__ import annotations
@@ -38,6 +42,22 @@ _LEET_NEAR = re.compile(r"[A-Za-z][013457@$|!]|[013457@$|!][A-Za-z]")
 _LEET_I = str.maketrans("0134578@$|!", "oieastbaslI")
 _LEET_L = str.maketrans("0134578@$|!", "oleastbaslI")
 _WORD = re.compile(r"[^\W\d_]+")
+_LONG_WORD = re.compile(r"(?<![^\W\d_])[A-Za-z]{7,}(?![^\W\d_])")
+_SLIP_TARGETS = (
+    "password",
+    "passwords",
+    "passphrase",
+    "passcode",
+    "passwort",
+    "wachtwoord",
+    "contrasena",
+    "credential",
+    "credentials",
+    "mnemonic",
+    "authenticator",
+)
+_REAL_WORDS = frozenset(("passport", "passports", "passworte"))
+"""Words one slip from a target that are words in their own right ("passport": "passwort")."""
 
 
 @cache
@@ -96,6 +116,40 @@ def _undisguise(text: str) -> str:
     return out
 
 
+def _one_slip(word: str, target: str) -> bool:
+    """Whether ``word`` is ``target`` with one letter dropped, added, changed or swapped."""
+    if word == target or abs(len(word) - len(target)) > 1:
+        return False
+    if len(word) == len(target):
+        diff = [i for i, (a, b) in enumerate(zip(word, target, strict=True)) if a != b]
+        if len(diff) == 1:
+            return True
+        i = diff[0]
+        return (
+            len(diff) == 2
+            and diff[1] == i + 1
+            and word[i] == target[i + 1]
+            and word[i + 1] == target[i]
+        )
+    short, long_ = (word, target) if len(word) < len(target) else (target, word)
+    i = next((k for k, (a, b) in enumerate(zip(short, long_, strict=False)) if a != b), len(short))
+    return short[i:] == long_[i + 1 :]
+
+
+def _corrected(match: re.Match[str]) -> str:
+    """A long word read as the secret word it is one slip away from, if any."""
+    word = match.group()
+    lowered = word.lower()
+    if lowered in _REAL_WORDS or lowered in _SLIP_TARGETS:
+        return word
+    return next((t for t in _SLIP_TARGETS if _one_slip(lowered, t)), word)
+
+
+def _slips(text: str) -> str:
+    """Every long word one slip away from a secret word, corrected."""
+    return _LONG_WORD.sub(_corrected, text) if _LONG_WORD.search(text) else text
+
+
 _OVERRIDE = re.compile("\u202e([^\u202a-\u202e]*)(?:\u202c|$)")
 
 
@@ -116,6 +170,9 @@ def readings(text: str, identifier: bool = False) -> tuple[str, ...]:
         candidates.append(_leet(undone, _LEET_I))
         if "1" in undone or "|" in undone:
             candidates.append(_leet(undone, _LEET_L))
+    corrected = _slips(undone)  # not on digit-folded readings: "1password" is a brand
+    if corrected != undone:
+        candidates.append(corrected)
     if not candidates:
         return ()
     plain = _normalize_visible(visible, identifier)

@@ -2,7 +2,12 @@
 
 A class word next to a modifier ("password *policy*", "*max* tokens", "longueur du mot de
 passe", "パスワードの長さ") names a property of the secret, not the secret; modifiers may be
-joined by connector words ("of", "de", "の"). Each text is scanned as written and in each of
+joined by connector words ("of", "de", "の"). Some modifiers are also *state* words
+("required", "remember", "reset", "sent"): they say something about the secret without
+naming another value, so they silence the class only where the input cannot hold the secret
+anyway (a checkbox, a choice). On a free-text field "Password (required)" still collects a
+password: such hits are kept apart in ``Scan.state_hits`` and the classifier decides by the
+field's kind (a request message keeps the plain reading). Each text is scanned as written and in each of
 its disguised readings (:mod:`._reveal`); a class found only in a disguised reading is kept
 and marked ``disguised``. Results are cached per text, since servers repeat the same forms.
 """
@@ -33,6 +38,8 @@ class ClassHit:
     key_only: bool
     start: int
     disguised: bool = False
+    alone: bool = False
+    """The term is the whole text, connector words aside ("Token", "Your secret")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,8 @@ class Scan:
     role_names: frozenset[str]
     suppressed: frozenset[str] = frozenset()
     """Classes whose word a modifier qualified ("password length")."""
+    state_hits: tuple[ClassHit, ...] = ()
+    """Class words qualified only by a state word ("password required"): secrets in text."""
 
     def has(self, role: str) -> bool:
         """Whether a word of ``role`` (``benign``, ``ask`` …) occurs in the text."""
@@ -64,29 +73,40 @@ def _adjacent(lex: Lexicon, text: str, end: int, start: int) -> bool:
     return all(word in lex.connectors for word in text[end:start].split())
 
 
-def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: str) -> bool:
-    """Whether the class term at ``index`` is qualified by a modifier before or after it."""
+def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: str) -> str | None:
+    """How the class term at ``index`` is qualified: ``property``, ``state`` or not (None).
+
+    ``property``: a modifier names another value ("password *length*", "*name of* the key");
+    ``state``: every modifier next to it is also a state word ("password *required*",
+    "*reset* password").
+    """
     if cls in _CLASS_EXEMPT_FROM_MODIFIERS:
-        return False
+        return None
     secret = cls in _SECRET_RAW
     after = {"after", "after_secret"} if secret else {"after"}
     before = {"before", "before_secret"} if secret else {"before"}
     start, end = matches[index][0], matches[index][1]
+    state = False
     # Walk over adjacent modifier words: "密码 最小 长度", "password minimum length".
     pos = index + 1
     while pos < len(matches) and _adjacent(lex, text, end, matches[pos][0]):
         tags = {e.tag for e in matches[pos][3]}
         if tags & after:
-            return True
-        if not tags & _MODIFIERS:
+            if "state" not in tags:
+                return "property"
+            state = True
+        elif not tags & _MODIFIERS:
             break
         end = matches[pos][1]
         pos += 1
     if index > 0:
         prev = matches[index - 1]
-        if any(e.tag in before for e in prev[3]) and _adjacent(lex, text, prev[1], start):
-            return True
-    return False
+        tags = {e.tag for e in prev[3]}
+        if tags & before and _adjacent(lex, text, prev[1], start):
+            if "state" not in tags:
+                return "property"
+            state = True
+    return "state" if state else None
 
 
 def _scan_normalized(lex: Lexicon, text: str) -> Scan:
@@ -99,6 +119,14 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
     langs: list[str] = []
     notes: list[str] = []
     suppressed: list[str] = []
+    state_hits: list[ClassHit] = []
+    words = [w for w in text.split() if w not in lex.connectors]
+    stated = {
+        w
+        for _s, _e, term, entries in matches
+        if any(e.tag == "state" for e in entries)
+        for w in term.split()
+    }
     for index, (start, _end, term, entries) in enumerate(matches):
         label = " ".join(term.split())
         if len({e.lang for e in entries}) == 1:
@@ -108,12 +136,29 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
                 roles.append((entry.tag, start))
                 if entry.tag == "negative":
                     notes.append(f"negative '{label}'")
-            elif _modified(lex, text, matches, index, entry.tag):
-                notes.append(f"'{label}' qualified by a modifier")
+            elif (how := _modified(lex, text, matches, index, entry.tag)) is not None:
+                word = "a state word" if how == "state" else "a modifier"
+                notes.append(f"'{label}' qualified by {word}")
                 suppressed.append(entry.tag)
+                if how == "state":
+                    alone = [w for w in words if w not in stated] == label.split()
+                    state_hits.append(
+                        ClassHit(
+                            entry.tag,
+                            entry.lang,
+                            label,
+                            entry.weak,
+                            entry.key_only,
+                            start,
+                            alone=alone,
+                        )
+                    )
             else:
+                alone = [w for w in words if w not in stated] == label.split()
                 hits.append(
-                    ClassHit(entry.tag, entry.lang, label, entry.weak, entry.key_only, start)
+                    ClassHit(
+                        entry.tag, entry.lang, label, entry.weak, entry.key_only, start, alone=alone
+                    )
                 )
     return Scan(
         tuple(hits),
@@ -122,6 +167,7 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
         tuple(dict.fromkeys(notes)),
         frozenset(name for name, _ in roles),
         frozenset(suppressed),
+        tuple(state_hits),
     )
 
 
@@ -134,11 +180,16 @@ def _merge(plain: Scan, other: Scan) -> Scan:
     """Add what a disguised reading found that the plain reading did not."""
     known = {h.cls for h in plain.hits if not h.key_only} | plain.suppressed
     new = tuple(
-        ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, disguised=True)
+        ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, True, h.alone)
         for h in other.hits
         if h.cls not in known
     )
-    if not new and other.role_names <= plain.role_names:
+    stated = {h.cls for h in plain.state_hits}
+    if (
+        not new
+        and other.role_names <= plain.role_names
+        and {h.cls for h in other.state_hits} <= stated
+    ):
         return plain
     return Scan(
         plain.hits + new,
@@ -147,6 +198,12 @@ def _merge(plain: Scan, other: Scan) -> Scan:
         tuple(dict.fromkeys(plain.notes + other.notes)),
         plain.role_names | other.role_names,
         plain.suppressed | other.suppressed,
+        plain.state_hits
+        + tuple(
+            ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, disguised=True)
+            for h in other.state_hits
+            if h.cls not in stated
+        ),
     )
 
 

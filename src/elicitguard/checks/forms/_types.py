@@ -7,11 +7,23 @@ from typing import Final, Literal
 
 Confidence = Literal["low", "medium", "high"]
 
-ALL_LANGUAGES: Final[tuple[str, ...]] = (
+FULL_LANGUAGES: Final[tuple[str, ...]] = (
     "en", "zh-Hans", "zh-Hant", "ja", "es", "de", "fr",
     "ko", "ru", "uk", "pt", "it", "ar", "he", "fa", "hi", "bn", "tr", "vi", "th", "id",
     "pl", "cs", "nl", "sv", "el", "ro", "da", "fi", "hu", "nb",
 )  # fmt: skip
+"""Languages with a full lexicon: field labels, ask verbs, negations, modifiers, traps."""
+
+LABEL_LANGUAGES: Final[tuple[str, ...]] = (
+    "af", "az", "be", "bg", "bs", "ca", "cy", "et", "eu", "ga", "gl", "hr", "hy", "is",
+    "ka", "kk", "km", "kn", "ky", "lt", "lv", "mk", "ml", "mn", "mr", "ms", "my", "ne",
+    "pa", "sk", "sl", "sq", "sr", "sr-Latn", "sw", "ta", "te", "tg", "tk", "ur", "uz",
+)  # fmt: skip
+"""Languages known from translation catalogues only: the labels a sign-in form puts on its
+fields ("Password", "New password", "Token", codes) and, where the catalogues give them,
+ask verbs. A password field labelled in Swahili is caught; a request message in it may not be."""
+
+ALL_LANGUAGES: Final[tuple[str, ...]] = FULL_LANGUAGES + LABEL_LANGUAGES
 """The languages whose lexicons ship with elicitguard (the default for ``languages``)."""
 
 SECRET_CLASSES: Final[tuple[str, ...]] = (
