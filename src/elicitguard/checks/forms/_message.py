@@ -51,12 +51,37 @@ def language_of(hit: ClassHit, scans: tuple[Scan, ...]) -> str:
     return hit.lang
 
 
-def _sentence_ask(lex: Lexicon, sentence: str) -> MessageAsk | None:
+_LABEL_OPENERS = frozenset(("your", "my", "the"))
+_LABEL_COURTESY = frozenset(("please", "pls", "kindly"))
+
+
+def _reads_as_label(sentence: str) -> bool:
+    """Whether a verbless sentence reads as a field label ("Your API key:", "CVV please").
+
+    A colon at its end, a courtesy word, or a possessive opening it; "Name the new API key"
+    (a verb first) is not a label.
+    """
+    words = sentence.casefold().split()
+    return sentence.rstrip().endswith((":", "：")) or bool(
+        words and (words[0] in _LABEL_OPENERS or _LABEL_COURTESY & set(words))
+    )
+
+
+def _sentence_ask(lex: Lexicon, sentence: str, verbless: bool = True) -> MessageAsk | None:
     """The ask of one sentence, if it has one."""
     found = scan(lex, sentence)
-    if not found.has("ask") or found.has("deny"):
+    if found.has("deny"):
         return None
     hits = [h for h in found.hits if h.cls in _SECRET_RAW and not h.key_only]
+    if not found.has("ask"):
+        if not verbless:
+            return None
+        # A sentence that is only a secret's name ("Password:", "Your card's CVV please",
+        # "Your OpenAI API key:") is a label for the box below it: an ask without a verb.
+        labelled = _reads_as_label(sentence)
+        hits = [h for h in hits if (h.alone or (h.ends and labelled)) and not h.weak]
+        if not hits:
+            return None
     if not hits and found.has("code") and found.has("otp_context"):
         return MessageAsk("otp", found.langs[0] if found.langs else None, ("code sent to user",))
     if not hits:
@@ -75,7 +100,8 @@ def find_ask(lex: Lexicon, message: str, source: str = "message") -> MessageAsk 
     """The first sentence of ``message`` that asks the user for a secret."""
     for sentence in _SENTENCE_END.split(message):
         if sentence.strip():
-            ask = _sentence_ask(lex, sentence)
+            # An option label naming a secret ("SMS code") is a choice, not a box to type in.
+            ask = _sentence_ask(lex, sentence, verbless=source == "message")
             if ask is not None:
                 if source != "message":
                     return MessageAsk(

@@ -24,6 +24,8 @@ from elicitguard.checks.forms._types import SECRET_CLASSES
 
 _SECRET_RAW = frozenset((*SECRET_CLASSES, "pin"))
 _CLASS_EXEMPT_FROM_MODIFIERS = frozenset(("security_answer",))
+_COURTESY = frozenset(("please", "pls", "kindly", "s"))
+"""Words that leave a label a label ("Your card's CVV, please"; "s" is what "'s" leaves)."""
 _MODIFIERS = frozenset(("before", "before_secret", "after", "after_secret"))
 
 
@@ -40,6 +42,8 @@ class ClassHit:
     disguised: bool = False
     alone: bool = False
     """The term is the whole text, connector words aside ("Token", "Your secret")."""
+    ends: bool = False
+    """The term ends a short text, at most two words before it ("Your OpenAI API key:")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +124,7 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
     notes: list[str] = []
     suppressed: list[str] = []
     state_hits: list[ClassHit] = []
-    words = [w for w in text.split() if w not in lex.connectors]
+    words = [w for w in text.split() if w not in lex.connectors and w not in _COURTESY]
     stated = {
         w
         for _s, _e, term, entries in matches
@@ -154,10 +158,19 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
                         )
                     )
             else:
-                alone = [w for w in words if w not in stated] == label.split()
+                own = label.split()
+                alone = [w for w in words if w not in stated] == own
+                ends = words[-len(own) :] == own and len(words) <= len(own) + 2
                 hits.append(
                     ClassHit(
-                        entry.tag, entry.lang, label, entry.weak, entry.key_only, start, alone=alone
+                        entry.tag,
+                        entry.lang,
+                        label,
+                        entry.weak,
+                        entry.key_only,
+                        start,
+                        alone=alone,
+                        ends=ends,
                     )
                 )
     return Scan(
@@ -180,7 +193,7 @@ def _merge(plain: Scan, other: Scan) -> Scan:
     """Add what a disguised reading found that the plain reading did not."""
     known = {h.cls for h in plain.hits if not h.key_only} | plain.suppressed
     new = tuple(
-        ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, True, h.alone)
+        ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, True, h.alone, h.ends)
         for h in other.hits
         if h.cls not in known
     )
