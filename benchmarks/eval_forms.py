@@ -13,7 +13,11 @@ Samples, each with its provenance:
   password" trap and a key-name trap);
 * ``disguise``: every Latin-script secret title above written four ways a hostile server would
   (digits for letters, spaced letters, one Cyrillic look-alike letter, an HTML character
-  reference), derived here deterministically.
+  reference), derived here deterministically;
+* ``data/forms_mcp_public.yaml`` (``mcp-public``): real elicitation forms that public MCP servers,
+  SDK examples and SDK docs send (message and properties as on the wire, each with its
+  ``owner/repo@commit:path``), labelled by reading them as their user would; a source apart
+  from the others, so it is not disguised here.
 
 The split is deterministic: a sample goes to the tuning half when the first byte of the
 SHA-256 of its id is even. Tune lexicons on the tuning half only; the checking half is what the
@@ -51,6 +55,7 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "forms_heldout.yaml"
 PUBLIC = HERE / "data" / "forms_public.yaml"
 PHRASES = HERE / "data" / "forms_languages.yaml"
+MCP_PUBLIC = HERE / "data" / "forms_mcp_public.yaml"
 CHROMIUM = "chromium/chromium@{commit}:components/test/data/autofill/heuristics/output/{file}.out"
 C2S = Direction.CLIENT_TO_SERVER
 S2C = Direction.SERVER_TO_CLIENT
@@ -221,6 +226,23 @@ def _phrases() -> list[Sample]:
     return out
 
 
+def _mcp_public() -> list[Sample]:
+    data = yaml.safe_load(MCP_PUBLIC.read_text(encoding="utf-8"))
+    return [
+        Sample(
+            f"mcp-public/{form['id']}",
+            "mcp-public",
+            f"{form['source']} ({form['id']})",
+            form["lang"],
+            form["label"] == "secret",
+            "secret (any)" if form["label"] == "secret" else "benign",
+            form["message"],
+            form["properties"],
+        )
+        for form in data["forms"]
+    ]
+
+
 _LEET = str.maketrans({"a": "4", "e": "3", "o": "0", "s": "5", "i": "1"})
 
 
@@ -264,7 +286,7 @@ def samples() -> list[Sample]:
     """Every labelled form sample, in a stable order."""
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     base = _heldout(data) + _public() + _phrases()
-    return base + _disguised(base)
+    return base + _disguised(base) + _mcp_public()
 
 
 def _rates(rows: list[tuple[bool, bool]]) -> str:
