@@ -624,8 +624,12 @@ class Relay:
         #: the ``MCPServer`` middleware sees state the SDK already unsealed; EG503 skips it).
         self.location: Mapping[str, Any] = dict(location or {})
         #: Opt-in requestState sealing (``--seal-request-state``): sealed on the way to the
-        #: client, opened (or refused with -32602) before the server sees a retry.
+        #: client, opened (or refused with -32602) before the server sees a retry. It is a
+        #: stage of :meth:`Engine.evaluate`, so it is handed to the engine.
         self.sealing = sealing
+        if sealing is not None:
+            # The engine's request-state stage: every door into this engine gets it.
+            engine.request_state = sealing
         self.bad_frames = 0
         if _sees_whole_sessions(engine, sealing, self.location):
             # A relay is in the path from a connection's first message, so a requestState
@@ -692,71 +696,54 @@ class Relay:
         """Evaluate one message and decide what to send.
 
         ``data`` is the frame's bytes, or the parsed object (then pass the bytes as ``raw``
-        when you have them: the duplicate-key check needs them).
+        when you have them: the duplicate-key check needs them). Both go to
+        :meth:`Engine.evaluate <elicitguard.engine.engine.Engine.evaluate>` as they are: it
+        parses, opens or seals ``requestState`` (the relay's ``sealing``) and judges; the
+        relay turns the decision into an :class:`Outcome`.
         """
-        if isinstance(data, dict):
-            message = data
-        else:
-            raw = data
-            parsed = self.parse(data, direction, session=session)
-            if not isinstance(parsed, dict):
-                return parsed
-            message = parsed
-        opened = False
-        if self.sealing is not None and direction is Direction.CLIENT_TO_SERVER:
-            # Open a sealed requestState before anything judges the retry (identity issue).
-            guard = self.sealing.client_message(message, principal=principal, connection=session)
-            if guard.reply is not None:
-                return Reply(guard.reply)
-            if guard.message is not None:
-                message, opened = guard.message, True
-        envelope = self.envelope(
-            message,
-            direction,
-            raw=raw,
-            session=session,
-            headers=headers,
-            protocol_version=protocol_version,
-            principal=principal,
-        )
+        message = data if isinstance(data, dict) else None
         try:
-            decision = self.engine.evaluate(envelope)
+            decision = self.engine.evaluate(
+                data,
+                direction,
+                side=self.side,
+                session=session,
+                raw=raw if message is not None else None,
+                transport=self.transport,
+                server=self.server,
+                headers=dict(headers or {}),
+                protocol_version=protocol_version,
+                principal=principal,
+                location=self.location,
+            )
+            if decision.frame_error is not None:
+                assert not isinstance(data, dict)  # only bytes can fail to parse
+                return self._bad_frame_outcome(data, decision)
+            if decision.reply is not None:  # a sealed requestState that did not open
+                return Reply(decision.reply)
             if decision.fast_path:
                 outcome: Outcome = Forward(decision)
             else:
                 state = self.engine.store.get(session or "")
-                outcome = act(decision, envelope, policy=self.policy, state=state)
+                outcome = act(decision, decision.envelope, policy=self.policy, state=state)
         except Exception as exc:  # a bug here must not take the connection down
-            return self._failure(envelope, exc)
-        if self.sealing is None:
-            return outcome
-        return self._seal(outcome, message, direction, session, opened)
+            return self._failure(self._failed_envelope(data, direction, session), exc)
+        if decision.replacement is not None and isinstance(outcome, Forward):
+            # The request-state stage opened or sealed requestState: send what it made.
+            return Replace(decision.replacement, outcome.decision, outcome.close)
+        return outcome
 
-    def _seal(
-        self,
-        outcome: Outcome,
-        message: dict[str, Any],
-        direction: Direction,
-        session: str | None,
-        opened: bool,
-    ) -> Outcome:
-        """requestState sealing around the decision: the upstream sees only what it issued."""
-        if self.sealing is None:
-            return outcome
-        if direction is Direction.CLIENT_TO_SERVER:
-            if opened and isinstance(outcome, Forward):
-                return Replace(message, outcome.decision, outcome.close)
-            return outcome
-        if isinstance(outcome, Forward):
-            target = message
-        elif isinstance(outcome, Replace):
-            target = outcome.message
-        else:
-            return outcome
-        sealed = self.sealing.server_message(target, connection=session)
-        if sealed.message is None:
-            return outcome
-        return Replace(sealed.message, outcome.decision, outcome.close)
+    def _failed_envelope(
+        self, data: bytes | dict[str, Any], direction: Direction, session: str | None
+    ) -> Envelope:
+        """The envelope a failure is reported under: the message, or its recovered id."""
+        if isinstance(data, dict):
+            return self.envelope(data, direction, session=session)
+        jsonrpc_id, is_request = recover_id(data)
+        message: dict[str, Any] = {} if jsonrpc_id is None else {"id": jsonrpc_id}
+        if is_request:
+            message["method"] = ""
+        return self.envelope(message, direction, session=session)
 
     def _failure(self, envelope: Envelope, exc: Exception) -> Outcome:
         """Acting failed: audit it and follow ``on_error`` (block unless it says warn)."""
@@ -781,17 +768,30 @@ class Relay:
     def bad_frame(
         self, raw: bytes, error: FrameError, direction: Direction, *, session: str | None = None
     ) -> Outcome:
-        """A frame that could not be parsed: audited, never forwarded."""
+        """A frame the caller could not read (a line too long to buffer): audited, never
+        forwarded."""
+        decision = self.engine.evaluate(
+            error,
+            direction,
+            side=self.side,
+            session=session,
+            transport=self.transport,
+            server=self.server,
+            location=self.location,
+        )
+        return self._bad_frame_outcome(raw, decision)
+
+    def _bad_frame_outcome(self, raw: bytes, decision: Decision) -> Outcome:
+        """What a frame that could not be parsed becomes: a -32700 reply or a drop."""
         self.bad_frames += 1
-        envelope = self.envelope({}, direction, session=session)
-        decision = self.engine.frame_decision(error, envelope)
+        kind = decision.frame_error
         close = self.policy.limits.bad_frames == "close"
         jsonrpc_id, is_request = recover_id(raw)
         if jsonrpc_id is not None and is_request:
             reply = error_response(
                 jsonrpc_id,
                 PARSE_ERROR,
-                f"elicitguard could not use this message: {error.kind}",
+                f"elicitguard could not use this message: {kind}",
                 {
                     "elicitguard": {
                         "codes": list(decision.codes),
@@ -800,4 +800,4 @@ class Relay:
                 },
             )
             return Reply(reply, decision, close)
-        return Drop(f"unparseable frame: {error.kind}", decision, close, jsonrpc_id)
+        return Drop(f"unparseable frame: {kind}", decision, close, jsonrpc_id)
