@@ -1,10 +1,33 @@
-"""The engine: evaluate one envelope under a compiled policy and return a Decision.
+"""The engine: one message in, one :class:`Decision` out, under a compiled policy.
 
-``evaluate`` is the hot path. Ordinary traffic (no elicitation item) costs the extraction's
-few dictionary lookups and a counter; only messages with items run rules, through the
-per-item dispatch table the policy compiled. A check that raises never crashes the caller:
-it becomes an EG901 finding whose action follows ``on_error`` (block unless the policy says
-warn), and the audit record says so.
+:meth:`Engine.evaluate` (and its async twin :meth:`Engine.aevaluate`) is the only way in.
+Every door enters there: the relay behind the stdio and HTTP proxies, the ASGI middleware
+and the SDK wrappers, the gateway adapters, the linter, the rule cases, the egress guard and
+the URL binder. Its body is the pipeline, stage by stage, each named by a comment:
+
+1. **parse**: the message arrives as one frame's bytes (parsed under the policy's size and
+   depth limits), the parsed object, an :class:`Envelope`, or the :class:`FrameError` of a
+   frame the door could not read; a frame that does not parse ends here as EG903-EG905.
+2. **requestState, inbound** (opt-in sealing, ``request_state=``): a sealed state is opened
+   before anything judges the retry, or refused with -32602 (``Decision.reply``).
+3. **classify and extract**: one pass in ``protocol``
+   (:func:`elicitguard.protocol.reading.read`). Ordinary traffic leaves it with its session
+   bookkeeping done and nothing built (the fast path: a counter, the shared decision);
+   anything else leaves with its items, the ordinary-rule items the policy asked for, and
+   the repeated-key check done. The engine never calls back into ``protocol`` for it.
+4. **dispatch**: each item runs the rules the policy compiled for its kind and side (pure
+   checks reuse the hits of an identical item, :mod:`elicitguard.engine.verdicts`).
+5. **emit findings**: hits become findings, or suppressions where an exception applies
+   (the injected clock says whether it has expired).
+6. **decide**: the most severe action wins; the decision carries its items and envelope.
+7. **record**: the audit record (elicitation, findings or suppressions only).
+8. **requestState, outbound**: a result's state is sealed on its way to the client.
+
+What to do with the decision on a wire (forward, replace, reply, drop) is the integrations'
+half (:mod:`elicitguard.integrations.actions`). A check that raises never crashes the
+caller: it becomes an EG901 finding whose action follows ``on_error`` (block unless the
+policy says warn), and the audit record says so. The module is over 500 lines because the
+stages and the finding-building they share stay in one reading order.
 """
 
 from __future__ import annotations
@@ -43,7 +66,7 @@ from elicitguard.identity.sealing import RequestStateGuard
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import parse_frame
-from elicitguard.protocol.reading import ORDINARY, read
+from elicitguard.protocol.reading import ORDINARY, Reading, read
 from elicitguard.protocol.session import BoundedMap, SessionState
 from elicitguard.protocol.versions import normalise_version
 
@@ -227,10 +250,9 @@ class Engine:
         reading them from the message (the egress guard's ``outbound_call``, the URL
         binder's ``url_binding``).
 
-        The stages, in order (:mod:`elicitguard.engine.pipeline` describes each): parse,
-        open a sealed ``requestState``, classify and extract, dispatch, emit findings,
-        decide, record, seal a ``requestState``. Never raises for anything the message
-        contains.
+        The stages, in order (the module docstring describes each): parse, open a sealed
+        ``requestState``, classify and extract, dispatch, emit findings, decide, record,
+        seal a ``requestState``. Never raises for anything the message contains.
         """
         started = time.perf_counter_ns()
         # 1. parse: a message (or the frame error that stops here) and its envelope, if any
@@ -307,7 +329,7 @@ class Engine:
                 decision = self._fast
             else:
                 # 4-7. dispatch, emit findings, decide, record
-                decision = self._judge(judged, state, reading.items, reading.repeated_key, started)
+                decision = self._judge(judged, state, reading, started)
             if decision is not self._fast:
                 decision.envelope = envelope = reading.received  # as received, for acting on it
         # 8. requestState, outbound: sealed on its way to the client, after the record
@@ -361,22 +383,25 @@ class Engine:
         self,
         envelope: Envelope,
         state: SessionState,
-        items: list[Item],
-        repeated_key: FrameError | None,
+        reading: Reading,
         started: int,
     ) -> Decision:
         """Run the rules the policy dispatches for each item; decide; record."""
+        items = reading.items
         for item in items:
             if item.kind is ItemKind.INPUT_REQUIRED:
                 self._remember_issued(item, envelope.session)
         findings: list[Finding] = []
         suppressed: list[Suppressed] = []
         errors: list[str] = []
-        if repeated_key is not None:
-            findings.extend(self._frame_findings(repeated_key, envelope))
+        if reading.repeated_key is not None:
+            findings.extend(self._frame_findings(reading.repeated_key, envelope))
+        # 4-5. dispatch each item to its rules; hits become findings or suppressions
         self._run_items(envelope, state, items, findings, suppressed, errors)
+        # 6. decide
         decision = self._decision(findings, suppressed, errors, items, started, envelope)
-        if any(i.is_elicitation for i in items) or findings or suppressed:
+        # 7. record
+        if reading.elicitation or findings or suppressed:
             self._record(decision, envelope)
         else:
             self.audit.count_fast_path()
@@ -421,9 +446,10 @@ class Engine:
         )
         unknown_era = False
         verdicts = self.verdicts
+        dispatch = self.policy.dispatch  # read directly: the table the policy compiled
         for item in items:
             ctx.era = item.era
-            rules = self.policy.rules_for(item.kind, envelope.side)
+            rules = dispatch.get((item.kind, envelope.side), ())
             key = (
                 item_key(item, envelope.server, envelope.side, envelope.direction)
                 if verdicts is not None and self._has_pure(item.kind, envelope.side)
@@ -500,7 +526,7 @@ class Engine:
         errors: list[str],
     ) -> list[Hit] | None:
         """Run one rule and emit its findings; its hits, or ``None`` when it raised."""
-        action = rule.action_for(ctx.side)
+        action = rule.actions.get(ctx.side)  # a lookup, not a call: the hot loop
         if action is None:
             return []
         ctx.action = action
@@ -529,7 +555,7 @@ class Engine:
         suppressed: list[Suppressed],
     ) -> None:
         """Turn a rule's hits into findings, or suppressions where an exception applies."""
-        action = rule.action_for(ctx.side)
+        action = rule.actions.get(ctx.side)
         if action is None:
             return
         for hit in hits:

@@ -56,9 +56,18 @@ class Reading:
     the pass needed none); ``received``: the same before lone surrogates were replaced
     (what an integration rewrites and forwards). ``repeated_key``: the EG904 frame problem when the bytes repeat a
     key where it could matter. ``failure``: the extractor raised (EG901, fails closed).
+    ``elicitation``: some item carries elicitation itself (not only bookkeeping).
     """
 
-    __slots__ = ("envelope", "failure", "items", "ordinary", "received", "repeated_key")
+    __slots__ = (
+        "elicitation",
+        "envelope",
+        "failure",
+        "items",
+        "ordinary",
+        "received",
+        "repeated_key",
+    )
 
     def __init__(
         self,
@@ -69,8 +78,10 @@ class Reading:
         repeated_key: FrameError | None = None,
         failure: BaseException | None = None,
         received: Envelope | None = None,
+        elicitation: bool = False,
     ) -> None:
         self.items = items
+        self.elicitation = elicitation
         self.envelope = envelope
         self.received = received if received is not None else envelope
         self.ordinary = ordinary
@@ -331,12 +342,15 @@ def read(
             return Reading([], envelope, ordinary=True, repeated_key=error, received=received)
         return Reading([], envelope, ordinary=True, received=received)
     repeated: FrameError | None = None
-    if any(i.is_elicitation for i in items) and (
+    elicitation = any(i.is_elicitation for i in items)
+    if elicitation and (
         has_colliding_keys(raw) if raw is not None else object_has_colliding_keys(envelope.message)
     ):
         # Without the bytes, exact repeats are gone; keys that collide once folded remain.
         repeated = FrameError("duplicate_keys", _COLLIDING)
-    return Reading(items, envelope, repeated_key=repeated, received=received)
+    return Reading(
+        items, envelope, repeated_key=repeated, received=received, elicitation=elicitation
+    )
 
 
 def _era(envelope: Envelope, state: SessionState, default: str | None, meta: Any) -> str | None:
