@@ -135,3 +135,9 @@ def test_a_message_without_a_direction_is_refused() -> None:
     """Bytes and objects carry no direction of their own: the caller must name it."""
     with pytest.raises(TypeError):
         _engine().evaluate(CALL)
+
+
+def test_a_misspelt_envelope_field_is_refused_even_on_the_fast_path() -> None:
+    """``sesion=`` would silently judge in the wrong session: refused like any bad keyword."""
+    with pytest.raises(TypeError, match="sesion"):
+        _engine().evaluate(CALL, Direction.CLIENT_TO_SERVER, sesion="s")

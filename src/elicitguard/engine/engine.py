@@ -106,6 +106,14 @@ class _SafeFormat(string.Formatter):
 _FORMAT = _SafeFormat()
 
 
+#: The :class:`Envelope` fields :meth:`Engine.evaluate` takes as keywords beside a message.
+_CONTEXT_FIELDS = frozenset(
+    f.name
+    for f in dataclasses.fields(Envelope)
+    if f.name not in {"message", "direction", "side", "session"}
+)
+
+
 def _frame_envelope(
     direction: Direction, side: Side, session: str | None, context: dict[str, Any]
 ) -> Envelope:
@@ -263,6 +271,9 @@ class Engine:
         else:
             if direction is None:
                 raise TypeError("evaluate() needs a direction unless it is given an Envelope")
+            if context and not _CONTEXT_FIELDS.issuperset(context):
+                unknown = ", ".join(sorted(set(context) - _CONTEXT_FIELDS))
+                raise TypeError(f"evaluate() got unexpected keyword argument(s): {unknown}")
             envelope = None
             if isinstance(message, dict):
                 msg = message
