@@ -699,7 +699,7 @@ class Engine:
         errors: list[str],
         items: list[Item],
         started: int,
-        envelope: Envelope,
+        envelope: Envelope | None = None,
     ) -> Decision:
         action = Action.ALLOW
         for finding in findings:
