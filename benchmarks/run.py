@@ -41,9 +41,9 @@ def bench_fast_path(quick: bool) -> Pair:
     prepared = [(directions[d], f) for d, f in frames]
 
     def subject() -> None:  # what the linter and the proxies call per parsed frame
-        evaluate = engine.evaluate_message
+        evaluate = engine.evaluate
         for direction, frame in prepared:
-            evaluate(orjson.loads(frame), direction, Side.PROXY, "bench")
+            evaluate(orjson.loads(frame), direction, side=Side.PROXY, session="bench")
 
     def baseline() -> None:
         loads = orjson.loads

@@ -6,9 +6,12 @@ over captured traffic, and this library::
     from elicitguard import Engine, Envelope, Direction, load_policy
 
     engine = Engine(load_policy("builtin:default"))
-    decision = engine.evaluate(Envelope(message, Direction.SERVER_TO_CLIENT))
+    decision = engine.evaluate(frame_bytes, Direction.SERVER_TO_CLIENT, session="conn-1")
     if decision.blocked:
         ...
+
+``Engine.evaluate`` is the one way in: it takes a frame's bytes, the parsed object or an
+:class:`Envelope` (and ``aevaluate`` is its async twin).
 
 The names below are the public API; everything else may change between releases.
 """

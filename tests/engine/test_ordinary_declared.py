@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from elicitguard.engine.ordinary import OrdinaryPlan
+from elicitguard.engine.ordinary import ordinary_needs
 from elicitguard.engine.policy import load_policy
 from elicitguard.engine.rules import builtin_rules, load_pack
 from elicitguard.errors import RuleSpecError
@@ -59,12 +59,12 @@ def test_a_rule_on_ordinary_items_without_a_declaration_is_refused(tmp_path: Pat
 
 def test_the_plan_is_the_union_of_what_enabled_rules_declare() -> None:
     """Only EG604 on: query strings make items, _meta keys and headers do not."""
-    everything = OrdinaryPlan(load_policy(environ={}))
+    everything = ordinary_needs(load_policy(environ={}))
     assert (everything.meta, everything.headers, everything.query) == (True, True, True)
-    only_query = OrdinaryPlan(load_policy(environ={}, select=["EG604"]))
+    only_query = ordinary_needs(load_policy(environ={}, select=["EG604"]))
     assert (only_query.meta, only_query.headers, only_query.query) == (False, False, True)
     assert not only_query.server_sides
-    catalogue = OrdinaryPlan(
+    catalogue = ordinary_needs(
         load_policy(
             environ={}, extra_layers=[{"rules": {"EG603": {"params": {"catalogue": True}}}}]
         )

@@ -54,7 +54,7 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.urls._BARE_SCHEME_RE",
         "elicitguard.checks.urls._BARE_DOMAIN_RE",
         "elicitguard.engine.policy._LABEL",
-        "elicitguard.integrations.actions._ID",
+        "elicitguard.integrations.outcomes._ID",
     }
 )
 

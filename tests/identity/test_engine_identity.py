@@ -63,7 +63,7 @@ def test_rules_off_means_no_ordinary_extraction() -> None:
     engine = _engine(
         {"rules": {c: {"action": "off"} for c in ("EG502", "EG602", "EG603", "EG604")}}
     )
-    assert not engine._ordinary.active
+    assert not engine._needs.active
     assert engine.evaluate(_request({"x-user-id": "alice"})).fast_path
 
 

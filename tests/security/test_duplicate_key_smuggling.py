@@ -3,7 +3,7 @@
 orjson, ``JSON.parse`` and Python's json keep the last copy of a repeated key; a client
 whose parser keeps the first could be shown an elicitation the guard read as ``ping``. Such
 frames are refused (EG904) on every path that has the frame's bytes: the engine with
-``raw``, ``evaluate_message``, the linter's fast lane; frames that repeat a key but mention
+``raw``, ``evaluate`` given the parsed object, the linter's fast lane; frames that repeat a key but mention
 nothing elicitation-shaped stay on the fast path.
 """
 
@@ -23,9 +23,7 @@ ASK = (
     b'"url":"https://evil.example/login","elicitationId":"e"}'
 )
 SMUGGLED = b'{"jsonrpc":"2.0","id":9,' + ASK + b',"method":"ping","params":{}}'
-ESCAPED = (
-    b'{"jsonrpc":"2.0","id":9,"\\u006dethod":"elicitation/create","method":"ping"}'
-)
+ESCAPED = b'{"jsonrpc":"2.0","id":9,"\\u006dethod":"elicitation/create","method":"ping"}'
 HARMLESS = b'{"jsonrpc":"2.0","id":9,"method":"ping","method":"ping"}'
 
 
@@ -51,16 +49,20 @@ def test_evaluate_with_raw_blocks_the_smuggled_frame() -> None:
     )
     assert decision.action is Action.BLOCK
     assert [f.code for f in decision.findings] == ["EG904"]
-    decision = engine.evaluate_message(
-        orjson.loads(ESCAPED), Direction.SERVER_TO_CLIENT, Side.PROXY, "s", raw=ESCAPED
+    decision = engine.evaluate(
+        orjson.loads(ESCAPED), Direction.SERVER_TO_CLIENT, side=Side.PROXY, session="s", raw=ESCAPED
     )
     assert [f.code for f in decision.findings] == ["EG904"]
 
 
 def test_a_harmless_repeat_stays_on_the_fast_path() -> None:
     """Repeating a key without anything elicitation-shaped is forwarded as before."""
-    decision = _engine().evaluate_message(
-        orjson.loads(HARMLESS), Direction.SERVER_TO_CLIENT, Side.PROXY, "s", raw=HARMLESS
+    decision = _engine().evaluate(
+        orjson.loads(HARMLESS),
+        Direction.SERVER_TO_CLIENT,
+        side=Side.PROXY,
+        session="s",
+        raw=HARMLESS,
     )
     assert decision.fast_path
 

@@ -154,7 +154,11 @@ class Decision:
 
     ``enforced`` is false in monitor mode: the action is what would have been done.
     ``replacement`` is the message an integration sends instead, when the decision changes
-    traffic (filled by the integrations that act on it).
+    traffic (filled by the integrations that act on it). ``envelope`` is the message as the
+    engine judged it (parsed from bytes, its ``requestState`` opened or sealed), ``None`` on
+    the fast path; ``frame_error`` names why a frame could not be read (``too_large``,
+    ``not_json``, ...); ``reply`` is an answer the request-state stage sends back to the
+    sender instead of judging (a sealed ``requestState`` that did not open).
     """
 
     action: Action
@@ -172,6 +176,9 @@ class Decision:
     replacement: dict[str, Any] | None = None
     errors: tuple[str, ...] = ()
     duration_us: int = 0
+    envelope: Any = None
+    frame_error: str | None = None
+    reply: dict[str, Any] | None = None
 
     @property
     def blocked(self) -> bool:

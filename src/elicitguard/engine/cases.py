@@ -22,7 +22,6 @@ from elicitguard.engine.engine import Engine
 from elicitguard.engine.models import CaseEnvelope, CaseSpec, InProcessSpec, PrincipalSpec
 from elicitguard.engine.policy import load_policy
 from elicitguard.engine.rules import LoadedRule, builtin_rules, load_cases, load_pack
-from elicitguard.errors import FrameError
 from elicitguard.identity.binding import binding_item
 from elicitguard.identity.outbound import outbound_item
 from elicitguard.identity.principal import Principal
@@ -30,7 +29,6 @@ from elicitguard.identity.tokens import token_fingerprint
 from elicitguard.identity.vault import CredentialVault
 from elicitguard.protocol.envelope import Direction, Envelope, Transport
 from elicitguard.protocol.items import Item
-from elicitguard.protocol.parsing import parse_frame
 from elicitguard.protocol.versions import (
     META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION,
@@ -185,38 +183,23 @@ def evaluate_case(
             server=case.server,
             principal=principal,
         )
-        return engine.evaluate_items(
-            envelope, [_in_process_item(case.in_process, keys, principal, policy.identity)]
+        return engine.evaluate(
+            envelope, items=[_in_process_item(case.in_process, keys, principal, policy.identity)]
         )
-    if case.raw is not None:
-        raw = case.raw.encode("utf-8", "surrogatepass")
-        try:
-            message = parse_frame(
-                raw,
-                max_bytes=policy.limits.max_message_bytes,
-                max_depth=policy.limits.max_depth,
-            )
-        except FrameError as exc:
-            envelope = Envelope(
-                message={}, direction=case.direction, side=case.side, session=session
-            )
-            return engine.frame_decision(exc, envelope)
-    else:
-        message = case.message or {}
-        raw = None
+    # A raw frame goes in as bytes: the engine parses it under the policy's limits.
+    message: bytes | dict[str, Any] = (
+        case.raw.encode("utf-8", "surrogatepass") if case.raw is not None else case.message or {}
+    )
     return engine.evaluate(
-        Envelope(
-            message=message,
-            direction=case.direction,
-            side=case.side,
-            session=session,
-            server=case.server,
-            protocol_version=case.protocol_version,
-            raw=raw,
-            transport=_transport(case.transport),
-            headers={k.lower(): v for k, v in case.headers.items()},
-            principal=principal,
-        )
+        message,
+        case.direction,
+        side=case.side,
+        session=session,
+        server=case.server,
+        protocol_version=case.protocol_version,
+        transport=_transport(case.transport),
+        headers={k.lower(): v for k, v in case.headers.items()},
+        principal=principal,
     )
 
 

@@ -1,10 +1,33 @@
-"""The engine: evaluate one envelope under a compiled policy and return a Decision.
+"""The engine: one message in, one :class:`Decision` out, under a compiled policy.
 
-``evaluate`` is the hot path. Ordinary traffic (no elicitation item) costs the extraction's
-few dictionary lookups and a counter; only messages with items run rules, through the
-per-item dispatch table the policy compiled. A check that raises never crashes the caller:
-it becomes an EG901 finding whose action follows ``on_error`` (block unless the policy says
-warn), and the audit record says so.
+:meth:`Engine.evaluate` (and its async twin :meth:`Engine.aevaluate`) is the only way in.
+Every door enters there: the relay behind the stdio and HTTP proxies, the ASGI middleware
+and the SDK wrappers, the gateway adapters, the linter, the rule cases, the egress guard and
+the URL binder. Its body is the pipeline, stage by stage, each named by a comment:
+
+1. **parse**: the message arrives as one frame's bytes (parsed under the policy's size and
+   depth limits), the parsed object, an :class:`Envelope`, or the :class:`FrameError` of a
+   frame the door could not read; a frame that does not parse ends here as EG903-EG905.
+2. **requestState, inbound** (opt-in sealing, ``request_state=``): a sealed state is opened
+   before anything judges the retry, or refused with -32602 (``Decision.reply``).
+3. **classify and extract**: one pass in ``protocol``
+   (:func:`elicitguard.protocol.reading.read`). Ordinary traffic leaves it with its session
+   bookkeeping done and nothing built (the fast path: a counter, the shared decision);
+   anything else leaves with its items, the ordinary-rule items the policy asked for, and
+   the repeated-key check done. The engine never calls back into ``protocol`` for it.
+4. **dispatch**: each item runs the rules the policy compiled for its kind and side (pure
+   checks reuse the hits of an identical item, :mod:`elicitguard.engine.verdicts`).
+5. **emit findings**: hits become findings, or suppressions where an exception applies
+   (the injected clock says whether it has expired).
+6. **decide**: the most severe action wins; the decision carries its items and envelope.
+7. **record**: the audit record (elicitation, findings or suppressions only).
+8. **requestState, outbound**: a result's state is sealed on its way to the client.
+
+What to do with the decision on a wire (forward, replace, reply, drop) is the integrations'
+half (:mod:`elicitguard.integrations.actions`). A check that raises never crashes the
+caller: it becomes an EG901 finding whose action follows ``on_error`` (block unless the
+policy says warn), and the audit record says so. The module is over 500 lines because the
+stages and the finding-building they share stay in one reading order.
 """
 
 from __future__ import annotations
@@ -16,7 +39,7 @@ import os
 import string
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from elicitguard.audit.records import AuditLog
@@ -33,25 +56,25 @@ from elicitguard.base.decision import (
 )
 from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.engine.context import CheckContext
-from elicitguard.engine.ordinary import OrdinaryPlan
+from elicitguard.engine.ordinary import ordinary_needs
 from elicitguard.engine.policy import CompiledRule, Policy, load_policy
 from elicitguard.engine.state import MemoryStateStore, StateStore
 from elicitguard.engine.verdicts import VerdictCache, item_key
 from elicitguard.engine.warmup import warm_up_envelopes
 from elicitguard.errors import FrameError
+from elicitguard.identity.sealing import RequestStateGuard
 from elicitguard.protocol.envelope import Direction, Envelope, Side
-from elicitguard.protocol.extract import extract, fast_ordinary
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import (
-    has_colliding_keys,
-    may_hide_elicitation,
-    object_has_colliding_keys,
-)
+from elicitguard.protocol.parsing import parse_frame
+from elicitguard.protocol.reading import ORDINARY, Reading, read
 from elicitguard.protocol.session import BoundedMap, SessionState
-from elicitguard.protocol.surrogates import may_hold_lone_surrogate, without_lone_surrogates
 from elicitguard.protocol.versions import normalise_version
 
-__all__ = ["FRAME_ERROR_CODES", "Engine"]
+__all__ = ["FRAME_ERROR_CODES", "Engine", "Message"]
+
+#: The forms :meth:`Engine.evaluate` takes a message in: one frame's bytes, the parsed
+#: object, an envelope, or the error of a frame the caller could not read.
+Message = bytes | bytearray | memoryview | dict[str, Any] | Envelope | FrameError
 
 #: How frame problems map onto engine rules.
 FRAME_ERROR_CODES = {
@@ -83,6 +106,31 @@ class _SafeFormat(string.Formatter):
 _FORMAT = _SafeFormat()
 
 
+#: The :class:`Envelope` fields :meth:`Engine.evaluate` takes as keywords beside a message.
+_CONTEXT_FIELDS = frozenset(
+    f.name
+    for f in dataclasses.fields(Envelope)
+    if f.name not in {"message", "direction", "side", "session"}
+)
+
+
+def _frame_envelope(
+    direction: Direction, side: Side, session: str | None, context: dict[str, Any]
+) -> Envelope:
+    """The envelope a frame that could not be read is recorded under (no message, no bytes)."""
+    kept = {k: v for k, v in context.items() if k != "raw"}
+    return Envelope({}, direction, side=side, session=session, **kept)
+
+
+def _reply_decision_id(reply: dict[str, Any]) -> str:
+    """The ``decision_id`` the request-state guard put in its refusal."""
+    error = reply.get("error")
+    data = error.get("data") if isinstance(error, dict) else None
+    ours = data.get("elicitguard") if isinstance(data, dict) else None
+    found = ours.get("decision_id") if isinstance(ours, dict) else None
+    return found if isinstance(found, str) else ""
+
+
 class Engine:
     """Evaluates envelopes under one policy; holds session state and the audit log."""
 
@@ -95,9 +143,12 @@ class Engine:
         keys: KeyRing | None = None,
         default_era: str | None = None,
         clock: Callable[[], dt.date] = dt.date.today,
+        request_state: RequestStateGuard | None = None,
     ) -> None:
         """``clock`` says what day it is: an exception stops suppressing on its ``expires:``
-        date in a running engine (tests pass a fake clock)."""
+        date in a running engine (tests pass a fake clock). ``request_state`` is the opt-in
+        requestState sealing stage (``--seal-request-state``): states are sealed on their
+        way to the client and opened, or refused with -32602, before a retry is judged."""
         self.policy = policy if policy is not None else load_policy()
         self.keys = (
             keys if keys is not None else load_keyring(self.policy.keys_file, self.policy.keys_env)
@@ -126,6 +177,8 @@ class Engine:
         self.default_era = normalise_version(default_era)
         self.unknown_era_messages = 0
         self.clock = clock
+        #: The requestState stage of :meth:`evaluate`; a relay built with ``sealing=`` sets it.
+        self.request_state = request_state
         self._fast = Decision(
             Action.ALLOW,
             policy_name=self.policy.name,
@@ -147,13 +200,8 @@ class Engine:
             "issued_states": BoundedMap[str, str](_ISSUED_STATES),
             "whole_sessions": False,
         }
-        self._ordinary = OrdinaryPlan(self.policy)
-        self._always_quiet = frozenset(
-            (direction, side)
-            for direction in Direction
-            for side in Side
-            if self._ordinary.always_quiet(direction, side)
-        )
+        #: What the ordinary-traffic rules want to see; the protocol pass reads against it.
+        self._needs = ordinary_needs(self.policy)
         #: Hits of pure checks per identical item (engine/verdicts.py); ``None`` turns
         #: the reuse off (the equivalence tests compare both).
         self.verdicts: VerdictCache | None = VerdictCache()
@@ -186,61 +234,185 @@ class Engine:
         except Exception:  # best effort by design: the first real message pays instead
             return
 
-    # --- evaluation ---------------------------------------------------------------------
+    # --- evaluation: the one way in -------------------------------------------------------
 
-    def evaluate(self, envelope: Envelope) -> Decision:
-        """Decide about one message. Never raises for anything the message contains."""
+    def evaluate(
+        self,
+        message: Message,
+        direction: Direction | None = None,
+        *,
+        side: Side = Side.CAPTURE,
+        session: str | None = None,
+        items: Sequence[Item] | None = None,
+        **context: Any,
+    ) -> Decision:
+        """Decide about one message, in whatever form the caller holds it.
+
+        ``message`` is one JSON-RPC frame's bytes (parsed here under the policy's size and
+        depth limits), the parsed object, an :class:`Envelope`, or the :class:`FrameError`
+        of a frame the caller could not read itself (a line too long to buffer). For bytes
+        and objects, ``direction`` is required and ``context`` takes the other
+        :class:`Envelope` fields (``transport``, ``server``, ``headers``, ``principal``,
+        ``protocol_version``, ``raw``, ``location``, ``ts``); ordinary traffic is decided
+        without building an envelope. ``items`` judges items built in process instead of
+        reading them from the message (the egress guard's ``outbound_call``, the URL
+        binder's ``url_binding``).
+
+        The stages, in order (the module docstring describes each): parse, open a sealed
+        ``requestState``, classify and extract, dispatch, emit findings, decide, record,
+        seal a ``requestState``. Never raises for anything the message contains.
+        """
         started = time.perf_counter_ns()
-        if (
-            not envelope.headers
-            and envelope.protocol_version is None
-            and self.fast_path(
-                envelope.message, envelope.direction, envelope.side, envelope.session
-            )
-        ):
-            if envelope.raw is not None and may_hide_elicitation(envelope.raw):
-                return self.hidden_duplicates(envelope, started)
-            return self._fast
-        return self._judge(envelope, started)
+        # 1. parse: a message (or the frame error that stops here) and its envelope, if any
+        envelope: Envelope | None
+        if isinstance(message, Envelope):
+            envelope, msg = message, message.message
+            direction, side, session = message.direction, message.side, message.session
+        else:
+            if direction is None:
+                raise TypeError("evaluate() needs a direction unless it is given an Envelope")
+            if context and not _CONTEXT_FIELDS.issuperset(context):
+                unknown = ", ".join(sorted(set(context) - _CONTEXT_FIELDS))
+                raise TypeError(f"evaluate() got unexpected keyword argument(s): {unknown}")
+            envelope = None
+            if isinstance(message, dict):
+                msg = message
+            elif isinstance(message, FrameError):
+                return self._frame_decision(
+                    message, _frame_envelope(direction, side, session, context), started
+                )
+            else:
+                raw = bytes(message)
+                try:
+                    msg = parse_frame(
+                        raw,
+                        max_bytes=self.policy.limits.max_message_bytes,
+                        max_depth=self.policy.limits.max_depth,
+                    )
+                except FrameError as exc:
+                    return self._frame_decision(
+                        exc, _frame_envelope(direction, side, session, context), started
+                    )
+                context["raw"] = raw
+        if items is not None:
+            if envelope is None:
+                envelope = Envelope(msg, direction, side=side, session=session, **context)
+            return self._judge_items(envelope, list(items), started)
+        # 2. requestState, inbound: a sealed state is opened before anything judges the retry
+        guard = self.request_state
+        rewritten: dict[str, Any] | None = None
+        if guard is not None and direction is Direction.CLIENT_TO_SERVER:
+            principal = envelope.principal if envelope is not None else context.get("principal")
+            opened = guard.client_message(msg, principal=principal, connection=session)
+            if opened.reply is not None:
+                return self._refused(opened.reply, started)
+            if opened.message is not None:
+                msg = rewritten = opened.message
+                if envelope is not None:
+                    envelope = dataclasses.replace(envelope, message=msg)
+        # 3. classify and extract: one pass in protocol (bookkeeping done, or the items)
+        state = self.store.get(session or "")
+        reading = read(
+            msg,
+            direction,
+            state,
+            self.default_era,
+            side=side,
+            session=session,
+            envelope=envelope,
+            context=context,
+            needs=self._needs,
+            services=self.services,
+        )
+        if reading is ORDINARY:
+            self._counters["fast_path"] += 1
+            decision = self._fast
+        else:
+            judged = reading.envelope
+            assert judged is not None  # every reading but ORDINARY carries its envelope
+            envelope = judged
+            if reading.failure is not None:
+                decision = self._engine_failure(judged, reading.failure, started)
+            elif reading.repeated_key is not None and reading.ordinary:
+                decision = self._hidden_duplicates(reading.repeated_key, judged, started)
+            elif reading.ordinary:
+                self._counters["fast_path"] += 1
+                decision = self._fast
+            else:
+                # 4-7. dispatch, emit findings, decide, record
+                decision = self._judge(judged, state, reading, started)
+            if decision is not self._fast:
+                decision.envelope = envelope = reading.received  # as received, for acting on it
+        # 8. requestState, outbound: sealed on its way to the client, after the record
+        if guard is not None and direction is Direction.SERVER_TO_CLIENT:
+            sealed = guard.server_message(msg, connection=session)
+            if sealed.message is not None:
+                rewritten = sealed.message
+        if rewritten is None:
+            return decision
+        judged = decision.envelope or envelope
+        if judged is None:
+            judged = Envelope(msg, direction, side=side, session=session, **context)
+        if decision is self._fast:
+            decision = dataclasses.replace(decision)
+        decision.envelope = dataclasses.replace(judged, message=rewritten)
+        decision.replacement = rewritten
+        return decision
 
-    def _judge(self, envelope: Envelope, started: int) -> Decision:
-        """The full path: extract the items and run the rules the policy dispatches."""
-        state = self.store.get(envelope.session or "")
-        if envelope.raw is None or may_hold_lone_surrogate(envelope.raw):
-            # Checks judge what a client shows: U+FFFD where JSON held a lone surrogate.
-            clean = without_lone_surrogates(envelope.message)
-            if clean is not envelope.message:
-                envelope = dataclasses.replace(envelope, message=clean)
-        try:
-            items = extract(envelope, state, self.default_era)
-        except Exception as exc:
-            return self._engine_failure(envelope, exc, started)
-        if self._ordinary.active:
-            items = self._ordinary.extend(envelope, items, state, self.default_era, self.services)
+    async def aevaluate(
+        self,
+        message: Message,
+        direction: Direction | None = None,
+        *,
+        side: Side = Side.CAPTURE,
+        session: str | None = None,
+        items: Sequence[Item] | None = None,
+        **context: Any,
+    ) -> Decision:
+        """The async twin of :meth:`evaluate` (evaluation is CPU-bound and short)."""
+        return self.evaluate(message, direction, side=side, session=session, items=items, **context)
+
+    def _refused(self, reply: dict[str, Any], started: int) -> Decision:
+        """A sealed ``requestState`` that did not open: answered, never judged or forwarded.
+
+        The guard has written the audit event (EG504); the decision carries the answer.
+        """
+        return Decision(
+            Action.BLOCK,
+            decision_id=_reply_decision_id(reply),
+            policy_name=self.policy.name,
+            policy_revision=self.policy.revision,
+            environment=self.policy.environment,
+            mode=self.policy.mode,
+            enforced=True,
+            errors=("request_state_refused",),
+            duration_us=(time.perf_counter_ns() - started) // 1000,
+            reply=reply,
+        )
+
+    def _judge(
+        self,
+        envelope: Envelope,
+        state: SessionState,
+        reading: Reading,
+        started: int,
+    ) -> Decision:
+        """Run the rules the policy dispatches for each item; decide; record."""
+        items = reading.items
         for item in items:
             if item.kind is ItemKind.INPUT_REQUIRED:
                 self._remember_issued(item, envelope.session)
-        if not items:
-            if envelope.raw is not None and may_hide_elicitation(envelope.raw):
-                return self.hidden_duplicates(envelope, started, counted=False)
-            self._counters["fast_path"] += 1
-            return self._fast
         findings: list[Finding] = []
         suppressed: list[Suppressed] = []
         errors: list[str] = []
-        if any(i.is_elicitation for i in items) and (
-            has_colliding_keys(envelope.raw)
-            if envelope.raw is not None
-            else object_has_colliding_keys(envelope.message)
-        ):
-            # Without the bytes, exact repeats are gone; keys that collide once folded remain.
-            error = FrameError(
-                "duplicate_keys", "an object repeats a key (exactly or once letter case is folded)"
-            )
-            findings.extend(self._frame_findings(error, envelope))
+        if reading.repeated_key is not None:
+            findings.extend(self._frame_findings(reading.repeated_key, envelope))
+        # 4-5. dispatch each item to its rules; hits become findings or suppressions
         self._run_items(envelope, state, items, findings, suppressed, errors)
-        decision = self._decision(findings, suppressed, errors, items, started)
-        if any(i.is_elicitation for i in items) or findings or suppressed:
+        # 6. decide
+        decision = self._decision(findings, suppressed, errors, items, started, envelope)
+        # 7. record
+        if reading.elicitation or findings or suppressed:
             self._record(decision, envelope)
         else:
             self.audit.count_fast_path()
@@ -253,82 +425,14 @@ class Engine:
             issued: BoundedMap[str, str] = self.services["issued_states"]
             issued.put(key, session or "")
 
-    def fast_path(
-        self,
-        message: dict[str, Any],
-        direction: Direction,
-        side: Side = Side.CAPTURE,
-        session: str | None = None,
-    ) -> bool:
-        """Decide ``message`` here if it is provably ordinary traffic; ``False``: call evaluate.
-
-        For a message seen without headers or an explicit protocol version (a capture line,
-        a stdio frame). ``True`` means the message needed no rule, its session bookkeeping
-        is done and it was counted, exactly as :meth:`evaluate` would have done; ``False``
-        leaves everything for :meth:`evaluate` to judge.
-        """
-        if (direction, side) not in self._always_quiet and not self._ordinary.quiet(
-            message, direction, side, self.services
-        ):
-            return False
-        try:
-            handled = fast_ordinary(
-                message, direction, self.store.get(session or ""), self.default_era
-            )
-        except Exception:  # extract() meets it again; evaluate() records the failure
-            return False
-        if handled:
-            self._counters["fast_path"] += 1
-        return handled
-
-    def evaluate_message(
-        self,
-        message: dict[str, Any],
-        direction: Direction,
-        side: Side = Side.CAPTURE,
-        session: str | None = None,
-        **context: Any,
-    ) -> Decision:
-        """:meth:`evaluate` for a parsed message, building its :class:`Envelope` only if needed.
-
-        Ordinary traffic (most of it) is decided without one, which is what proxies and the
-        linter want per frame. ``context`` takes the other :class:`Envelope` fields
-        (``transport``, ``server``, ``headers``, ``principal``, ``raw``, ...).
-        """
-        started = time.perf_counter_ns()
-        if (
-            not context or (not context.get("headers") and context.get("protocol_version") is None)
-        ) and self.fast_path(message, direction, side, session):
-            raw = context.get("raw")
-            if raw is None or not may_hide_elicitation(raw):
-                return self._fast
-            envelope = Envelope(message, direction, side=side, session=session, **context)
-            return self.hidden_duplicates(envelope, started)
-        # The fast route said no: go straight to the full path (evaluate() would ask again).
-        return self._judge(
-            Envelope(message, direction, side=side, session=session, **context), started
-        )
-
-    def hidden_duplicates(
-        self, envelope: Envelope, started: int | None = None, *, counted: bool = True
-    ) -> Decision:
+    def _hidden_duplicates(self, error: FrameError, envelope: Envelope, started: int) -> Decision:
         """EG904 for an ordinary-looking frame whose repeated key could hide elicitation.
 
-        For a message :meth:`fast_path` already accepted (and counted, unless ``counted`` is
-        false) whose bytes :func:`~elicitguard.protocol.parsing.may_hide_elicitation` flags:
-        its bookkeeping is done, so only the frame finding is left to decide and record.
+        Its bookkeeping is done (it is ordinary), so only the frame finding is left to
+        decide and record; it is not counted as fast path.
         """
-        if started is None:
-            started = time.perf_counter_ns()
-        if counted:
-            self._counters["fast_path"] -= 1  # fast_path() counted it; it is judged here
-        error = FrameError(
-            "duplicate_keys",
-            "an object repeats a key (exactly or once letter case is folded), and a parser "
-            "keeping another copy could read elicitation where this one is ordinary",
-        )
         findings = self._frame_findings(error, envelope)
-        decision = self._decision(findings, [], [error.kind], [], started)
+        decision = self._decision(findings, [], [error.kind], [], started, envelope)
         self._record(decision, envelope)
         return decision
 
@@ -353,9 +457,10 @@ class Engine:
         )
         unknown_era = False
         verdicts = self.verdicts
+        dispatch = self.policy.dispatch  # read directly: the table the policy compiled
         for item in items:
             ctx.era = item.era
-            rules = self.policy.rules_for(item.kind, envelope.side)
+            rules = dispatch.get((item.kind, envelope.side), ())
             key = (
                 item_key(item, envelope.server, envelope.side, envelope.direction)
                 if verdicts is not None and self._has_pure(item.kind, envelope.side)
@@ -396,21 +501,20 @@ class Engine:
             self._pure_dispatch[(kind, side)] = known
         return known
 
-    def evaluate_items(self, envelope: Envelope, items: list[Item]) -> Decision:
+    def _judge_items(self, envelope: Envelope, items: list[Item], started: int) -> Decision:
         """Decide about items built in process rather than read from a message.
 
-        The egress guard (an ``outbound_call``) and the URL binder (a ``url_binding``) use
-        it; ``envelope`` carries the principal and the server name, its message may be empty.
-        A decision is recorded only when it has findings.
+        The egress guard (an ``outbound_call``) and the URL binder (a ``url_binding``) pass
+        them to :meth:`evaluate`; ``envelope`` carries the principal and the server name,
+        its message may be empty. A decision is recorded only when it has findings.
         """
-        started = time.perf_counter_ns()
         state = self.store.get(envelope.session or "")
         findings: list[Finding] = []
         suppressed: list[Suppressed] = []
         errors: list[str] = []
         if items:
             self._run_items(envelope, state, items, findings, suppressed, errors)
-        decision = self._decision(findings, suppressed, errors, items, started)
+        decision = self._decision(findings, suppressed, errors, items, started, envelope)
         if findings or suppressed:
             self._record(decision, envelope)
         return decision
@@ -423,10 +527,6 @@ class Engine:
             self.audit.counters["record_errors"] = self.audit.counters.get("record_errors", 0) + 1
             print(f"elicitguard: audit record failed: {type(exc).__name__}", file=sys.stderr)
 
-    async def aevaluate(self, envelope: Envelope) -> Decision:
-        """The async twin of :meth:`evaluate` (evaluation is CPU-bound and short)."""
-        return self.evaluate(envelope)
-
     def _run_rule(
         self,
         rule: CompiledRule,
@@ -437,7 +537,7 @@ class Engine:
         errors: list[str],
     ) -> list[Hit] | None:
         """Run one rule and emit its findings; its hits, or ``None`` when it raised."""
-        action = rule.action_for(ctx.side)
+        action = rule.actions.get(ctx.side)  # a lookup, not a call: the hot loop
         if action is None:
             return []
         ctx.action = action
@@ -466,7 +566,7 @@ class Engine:
         suppressed: list[Suppressed],
     ) -> None:
         """Turn a rule's hits into findings, or suppressions where an exception applies."""
-        action = rule.action_for(ctx.side)
+        action = rule.actions.get(ctx.side)
         if action is None:
             return
         for hit in hits:
@@ -554,17 +654,17 @@ class Engine:
     def _engine_failure(self, envelope: Envelope, exc: BaseException, started: int) -> Decision:
         finding = self._crash_finding(None, None, exc)
         decision = self._decision(
-            [finding], [], [f"extractor raised {type(exc).__name__}"], [], started
+            [finding], [], [f"extractor raised {type(exc).__name__}"], [], started, envelope
         )
         self._record(decision, envelope)
         return decision
 
-    def frame_decision(self, error: FrameError, envelope: Envelope) -> Decision:
+    def _frame_decision(self, error: FrameError, envelope: Envelope, started: int) -> Decision:
         """The decision for a frame that could not be parsed (EG903-EG905)."""
-        started = time.perf_counter_ns()
         findings = self._frame_findings(error, envelope)
-        decision = self._decision(findings, [], [error.kind], [], started)
+        decision = self._decision(findings, [], [error.kind], [], started, envelope)
         decision.action = Action.BLOCK if not findings else decision.action
+        decision.frame_error = error.kind
         self._record(decision, envelope)
         return decision
 
@@ -599,6 +699,7 @@ class Engine:
         errors: list[str],
         items: list[Item],
         started: int,
+        envelope: Envelope | None = None,
     ) -> Decision:
         action = Action.ALLOW
         for finding in findings:
@@ -620,6 +721,7 @@ class Engine:
             era=era,
             errors=tuple(errors),
             duration_us=(time.perf_counter_ns() - started) // 1000,
+            envelope=envelope,
         )
 
     def unused_exceptions(self) -> list[Any]:

@@ -212,7 +212,7 @@ class UrlBinder:
                 principal=principal,
                 server=self.server,
             )
-            self.engine.evaluate_items(envelope, [binding_item(reason)])
+            self.engine.evaluate(envelope, items=[binding_item(reason)])
         return BindingError(reason, _MESSAGES[reason], code="EG505")
 
 

@@ -90,7 +90,7 @@ class EgressGuard:
             principal=who,
             server=self.server,
         )
-        decision = self.engine.evaluate_items(envelope, [item])
+        decision = self.engine.evaluate(envelope, items=[item])
         if decision.blocked:
             codes = ", ".join(decision.codes)
             msg = (

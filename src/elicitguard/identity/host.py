@@ -2,15 +2,15 @@
 
 The egress guard, the URL binder and the identity setup run *inside* an engine: they read its
 policy's ``identity`` section, its keys and audit log, register services, and hand the items
-they build in process (``outbound_call``, ``url_binding``) to ``evaluate_items``. Naming that
-need here, instead of importing :class:`~elicitguard.engine.engine.Engine`, keeps ``identity``
-below ``engine`` in the layering (tests/test_layering.py): the engine uses the identity
+they build in process (``outbound_call``, ``url_binding``) to ``evaluate(envelope,
+items=...)``, the engine's one way in. Naming that need here, instead of importing
+:class:`~elicitguard.engine.engine.Engine`, keeps ``identity`` below ``engine`` in the layering (tests/test_layering.py): the engine uses the identity
 primitives (principals, tokens), and the identity features use any engine-shaped object.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from elicitguard.audit.records import AuditLog
@@ -54,6 +54,6 @@ class HostEngine(Protocol):
         """What checks may use beyond the message; the egress guard adds its vault."""
         ...
 
-    def evaluate_items(self, envelope: Envelope, items: list[Item]) -> Decision:
-        """Decide about items built in process rather than read from a message."""
+    def evaluate(self, message: Envelope, *, items: Sequence[Item] | None = None) -> Decision:
+        """Decide about a message; ``items``: items built in process rather than read from it."""
         ...

@@ -10,7 +10,7 @@ not the event loop). The frames of one read are judged together under one lock (
 :class:`Relay` and the pending maps are shared) and what they produce leaves in one
 ``write`` per destination; when every frame of a read goes on unchanged, that write is the
 chunk as read. Ordinary traffic takes the engine's fast route
-(:meth:`~elicitguard.engine.engine.Engine.evaluate_message`, no envelope built). The event
+(:meth:`~elicitguard.engine.engine.Engine.evaluate` given the parsed frame, no envelope built). The event
 loop keeps the rest: the child process, signals, the request-timeout watchdog and shutdown.
 A client given as asyncio streams (embedding, tests) is read by a task that hands each
 chunk to a thread.
@@ -122,7 +122,7 @@ class StdioProxy:
         #: Guards the relay, the recorder and the pending maps (one pump thread per direction).
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
-        self._fast_context = {
+        self._fast_context: dict[str, Any] = {
             "transport": relay.transport,
             "server": relay.server,
             "location": relay.location,
@@ -482,8 +482,8 @@ class StdioProxy:
         if relay.sealing is not None:  # sealing rewrites requestState: the relay does it all
             return parsed, relay.inspect(parsed, direction, raw=line, session=SESSION)
         try:
-            decision = relay.engine.evaluate_message(
-                parsed, direction, relay.side, SESSION, raw=line, **self._fast_context
+            decision = relay.engine.evaluate(
+                parsed, direction, side=relay.side, session=SESSION, raw=line, **self._fast_context
             )
             if decision.fast_path:
                 return parsed, Forward(decision)

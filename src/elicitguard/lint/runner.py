@@ -32,9 +32,9 @@ from elicitguard.lint.envelopes import (
     read_lines,
     too_large,
 )
-from elicitguard.protocol.envelope import Direction, Envelope, Side
+from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import may_hide_elicitation, parse_frame
+from elicitguard.protocol.parsing import parse_frame
 
 __all__ = [
     "SEVERITY_THRESHOLDS",
@@ -228,15 +228,16 @@ class Linter:
         result: LintResult,
         progress: Callable[[int], None] | None,
     ) -> None:
-        """Envelope JSONL, the common case, with a fast lane for ordinary lines.
+        """Envelope JSONL, the common case, with a lane for plain lines.
 
-        A plain line (no headers, no protocol version) whose message is ordinary traffic is
-        decided by :meth:`Engine.fast_path` without building an :class:`Envelope`; every
-        other line goes the way :func:`read_envelopes` and :meth:`_evaluate` take it.
+        A plain line (no headers, no protocol version) goes to :meth:`Engine.evaluate` as
+        its parsed message, so that ordinary traffic is decided without an
+        :class:`Envelope`; every other line goes the way :func:`read_envelopes` and
+        :meth:`_evaluate` take it.
         """
         limits = self.engine.policy.limits
         max_bytes, max_depth = limits.max_message_bytes, limits.max_depth
-        fast_path = self.engine.fast_path
+        evaluate = self.engine.evaluate
         prefix = label + "\x00"
         capture = Side.CAPTURE
         for captured in read_lines(stream, max_bytes):
@@ -252,20 +253,30 @@ class Linter:
             try:
                 value = parse_frame(line, max_bytes=max_bytes, max_depth=max_depth + 1)
                 plain = plain_envelope(value)
-                ordinary = plain is not None and fast_path(
-                    plain[0], plain[1], capture, prefix + (plain[2] or "")
-                )
-                if ordinary and not may_hide_elicitation(line):
-                    continue
-                envelope = envelope_from_dict(value, raw=line)
+                envelope = envelope_from_dict(value, raw=line) if plain is None else None
             except FrameError as exc:
                 where = Location(line=captured.line)
                 self._line_error(label, where, LineError(captured.line, exc), result)
                 continue
-            # An ordinary line is judged only for what its repeated key could hide: its
-            # bookkeeping is done, so evaluate() must not run it again.
-            decide = self.engine.hidden_duplicates if ordinary else self.engine.evaluate
-            self._evaluate(label, Location(line=captured.line), envelope, result, decide)
+            if envelope is not None:
+                self._evaluate(label, Location(line=captured.line), envelope, result)
+                continue
+            assert plain is not None  # for the type checker: one of the two was made
+            message, direction, session = plain
+            transport, server = value.get("transport"), value.get("server")
+            decision = evaluate(
+                message,
+                direction,
+                side=capture,
+                session=prefix + (session or ""),
+                raw=line,
+                server=server if server is not None else self.server_name,
+                transport=Transport(transport) if transport is not None else None,
+                ts=value.get("ts"),
+            )
+            if decision.findings or decision.suppressed:
+                where = Location(line=captured.line)
+                self._report(label, where, decision.envelope, decision, session, result)
 
     def _read(self, stream: Any, input_format: str) -> CaptureStream:
         limits = self.engine.policy.limits
@@ -289,8 +300,7 @@ class Linter:
         result.errors.append(
             LintError(label, where.line, str(entry.error), where.entry, where.event)
         )
-        envelope = Envelope(message={}, direction=Direction.SERVER_TO_CLIENT, session=label)
-        decision = self.engine.frame_decision(entry.error, envelope)
+        decision = self.engine.evaluate(entry.error, Direction.SERVER_TO_CLIENT, session=label)
         for finding in decision.findings:
             result.findings.append(
                 LintFinding(
@@ -299,25 +309,33 @@ class Linter:
             )
 
     def _evaluate(
+        self, label: str, where: Location, envelope: Envelope, result: LintResult
+    ) -> None:
+        if envelope.server is None and self.server_name is not None:
+            envelope.server = self.server_name
+        session_label = envelope.session
+        envelope.session = f"{label}\x00{session_label or ''}"
+        try:
+            decision = self.engine.evaluate(envelope)
+        except FrameError as exc:  # pragma: no cover - evaluate never raises for traffic
+            result.errors.append(LintError(label, where.line, str(exc)))
+            return
+        if decision.findings or decision.suppressed:
+            self._report(
+                label, where, decision.envelope or envelope, decision, session_label, result
+            )
+
+    def _report(
         self,
         label: str,
         where: Location,
         envelope: Envelope,
+        decision: Decision,
+        session_label: str | None,
         result: LintResult,
-        decide: Callable[[Envelope], Decision] | None = None,
     ) -> None:
-        if envelope.server is None and self.server_name is not None:
-            envelope.server = self.server_name
+        """Add one decision's findings and suppressions to ``result``."""
         line = where.line
-        session_label = envelope.session
-        envelope.session = f"{label}\x00{session_label or ''}"
-        try:
-            decision = (decide or self.engine.evaluate)(envelope)
-        except FrameError as exc:  # pragma: no cover - evaluate never raises for traffic
-            result.errors.append(LintError(label, line, str(exc)))
-            return
-        if not decision.findings and not decision.suppressed:
-            return
         self._remember_blocked_entries(envelope, decision)
         message = envelope.message
         method = _method(message, decision)

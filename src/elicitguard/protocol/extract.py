@@ -1,8 +1,10 @@
 """Finding the elicitation items in one message, for every protocol era.
 
 ``extract(envelope, state, default_era)`` returns the items of one message and updates the
-session state that later messages need. Messages with no item take the fast path: nothing
-but a few dictionary lookups and, for requests and responses, the bookkeeping of ids.
+session state that later messages need; :func:`ordinary_bookkeeping` is its cheap first
+look, which does the bookkeeping of ids for provably ordinary traffic and builds nothing.
+The engine calls neither directly: :func:`elicitguard.protocol.reading.read` runs them as
+one pass.
 
 Where elicitation travels, by era (PROTOCOL.md a.0):
 
@@ -42,7 +44,7 @@ from elicitguard.protocol.versions import (
     normalise_version,
 )
 
-__all__ = ["ELICITATION_METHODS", "extract", "fast_ordinary"]
+__all__ = ["ELICITATION_METHODS", "extract", "ordinary_bookkeeping"]
 
 ELICITATION_METHODS = frozenset({"elicitation/create"})
 URL_ELICITATION_REQUIRED = -32042
@@ -192,13 +194,14 @@ _REQUEST_MARKERS = frozenset({"_meta", "inputResponses", "requestState"})
 _ANSWER_READ = frozenset({"initialize", "tasks/get"})
 
 
-def fast_ordinary(
+def ordinary_bookkeeping(
     msg: dict[str, Any], direction: Direction, state: SessionState, default_era: str | None
 ) -> bool:
     """Handle ``msg`` as ordinary traffic if it provably is; ``False`` leaves ``state`` as it was.
 
-    The same answer :func:`extract` gives, for the messages most traffic is made of, without
-    building anything: for an envelope without headers or an explicit protocol version, a
+    The classification step of :func:`elicitguard.protocol.reading.read`: the same answer
+    :func:`extract` gives, for the messages most traffic is made of, without building
+    anything: for an envelope without headers or an explicit protocol version, a
     ``True`` here means :func:`extract` would have found no item and made exactly these
     changes to ``state`` (a client request remembered by id, a server answer's request
     forgotten). Anything that might matter (initialize, ``_meta``, retries, elicitation

@@ -1,6 +1,6 @@
-"""The fast route for ordinary traffic agrees with the extractor.
+"""The classification step of the one protocol pass agrees with its extraction step.
 
-``fast_ordinary`` answers for most messages without building anything; whenever it says
+``ordinary_bookkeeping`` (the first step of :func:`elicitguard.protocol.reading.read`) answers for most messages without building anything; whenever it says
 "ordinary", :func:`extract` must find no item in the same message and leave the session in
 exactly the same state. Checked on every rule case and example capture (in order, so the
 sessions carry real history), on the benchmark's ordinary workload, and on generated
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tests.corpus import capture_envelopes, case_envelopes
 
 from elicitguard import Direction, Envelope, Side
-from elicitguard.protocol.extract import extract, fast_ordinary
+from elicitguard.protocol.extract import extract, ordinary_bookkeeping
 from elicitguard.protocol.session import BoundedMap, SessionState
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,9 @@ def _snapshot(state: SessionState) -> tuple[Any, ...]:
         return value
 
     return tuple(
-        plain(getattr(state, name)) for name in state.__slots__ if name != "last_seen"  # type: ignore[attr-defined]
+        plain(getattr(state, name))
+        for name in state.__slots__
+        if name != "last_seen"  # type: ignore[attr-defined]
     )
 
 
@@ -42,7 +44,7 @@ def _agree(envelope: Envelope, state: SessionState, default: str | None = None) 
     """Run both on copies of ``state``; assert agreement; advance ``state`` like extract."""
     fast_state = copy.deepcopy(state)
     slow_state = copy.deepcopy(state)
-    handled = fast_ordinary(envelope.message, envelope.direction, fast_state, default)
+    handled = ordinary_bookkeeping(envelope.message, envelope.direction, fast_state, default)
     items = extract(envelope, slow_state, default)
     if handled:
         assert items == [], envelope.message
@@ -91,7 +93,9 @@ def test_fast_route_agrees_on_the_benchmark_workload() -> None:
         assert fast > (0 if era == "2026-07-28" else 300)
 
 
-_ids = st.one_of(st.integers(-3, 3), st.sampled_from(["1", "a", "init-1"]), st.none(), st.floats(0, 2))
+_ids = st.one_of(
+    st.integers(-3, 3), st.sampled_from(["1", "a", "init-1"]), st.none(), st.floats(0, 2)
+)
 _methods = st.sampled_from(
     [
         "tools/call",
@@ -116,7 +120,11 @@ _params = st.one_of(
         optional={
             "name": st.text(max_size=4),
             "arguments": st.dictionaries(st.text(max_size=3), _small, max_size=2),
-            "_meta": st.dictionaries(st.sampled_from(["io.modelcontextprotocol/protocolVersion", "x"]), _small, max_size=2),
+            "_meta": st.dictionaries(
+                st.sampled_from(["io.modelcontextprotocol/protocolVersion", "x"]),
+                _small,
+                max_size=2,
+            ),
             "inputResponses": st.dictionaries(st.text(max_size=2), _small, max_size=2),
             "requestState": _small,
             "mode": st.sampled_from(["form", "url"]),
@@ -133,7 +141,13 @@ _results = st.one_of(
             "resultType": st.sampled_from(["complete", "input_required", "task", "weird"]),
             "inputRequests": st.dictionaries(st.text(max_size=2), _small, max_size=2),
             "status": st.sampled_from(["input_required", "working"]),
-            "task": st.fixed_dictionaries({}, optional={"taskId": st.text(max_size=2), "status": st.sampled_from(["input_required", "working"])}),
+            "task": st.fixed_dictionaries(
+                {},
+                optional={
+                    "taskId": st.text(max_size=2),
+                    "status": st.sampled_from(["input_required", "working"]),
+                },
+            ),
             "protocolVersion": st.sampled_from(["2025-06-18", "2025-11-25", "2026-07-28", "x"]),
             "content": st.lists(_small, max_size=2),
             "action": st.sampled_from(["accept", "decline"]),
@@ -151,7 +165,10 @@ _answers = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "id": _ids, "result
 _errors = st.fixed_dictionaries(
     {"jsonrpc": st.just("2.0"), "id": _ids},
     optional={
-        "error": st.one_of(_small, st.fixed_dictionaries({"code": st.sampled_from([-32042, -32002, -32600, -32050])})),
+        "error": st.one_of(
+            _small,
+            st.fixed_dictionaries({"code": st.sampled_from([-32042, -32002, -32600, -32050])}),
+        ),
         "result": _results,
         "method": _small,
     },
