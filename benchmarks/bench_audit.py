@@ -48,6 +48,11 @@ def _decision(message: dict[str, object]) -> tuple[object, Envelope]:
     return engine.evaluate(envelope), envelope
 
 
+def _parked_job(parked: threading.Event) -> dict[str, object]:
+    parked.wait()
+    return {"event": "bench.start"}
+
+
 def measure(name: str, message: dict[str, object], repeat: int, queue: int, rounds: int = 5) -> dict[str, float | str]:
     decision, envelope = _decision(message)
     keys = KeyRing.random()
@@ -61,7 +66,7 @@ def measure(name: str, message: dict[str, object], repeat: int, queue: int, roun
             record = log.record
             parked = threading.Event()
             if queue:  # park the writer on a first job, so the caller's loop times queueing alone
-                sink.submit_record(lambda: (parked.wait(), {"event": "bench.start"})[1], ())
+                sink.submit_record(_parked_job, (parked,))
             cpu, started, own = time.process_time(), time.perf_counter(), time.thread_time()
             for _ in range(repeat):
                 record(decision, envelope)  # type: ignore[arg-type]

@@ -9,7 +9,11 @@ reports its own wall time, CPU time and peak RSS (``VmHWM``; ``resource.getrusag
 the same file read line by line and parsed with ``orjson.loads``, also in a subprocess.
 
 Targets: lint >= 0.25x parse-only throughput on the larger size; peak RSS of the larger
-size within 20 % of the smaller one. Sizes: 10 MB and 1 GB (``--quick``: 10 MB and
+size within 20 % of the smaller one; ``lint --jobs 2`` >= 1.8x the speed of one job on the
+smaller size (wall time, the fork, the workers' setup and the merge included; needs two
+idle cores). The capture's traffic is spread over 64 sessions (runs of 250 lines take turns; an
+elicitation and its answer stay in one session), since ``--jobs`` spreads
+sessions and never splits one. Sizes: 10 MB and 1 GB (``--quick``: 10 MB and
 100 MB; ``ELICITGUARD_BENCH_TINY=1``: 200 kB and 1 MB, for the smoke test only).
 """
 
@@ -43,7 +47,7 @@ if mode == "parse":
         for line in stream:
             orjson.loads(line)
             messages += 1
-else:
+elif mode == "lint":
     from elicitguard import Engine, load_policy
     from elicitguard.audit.sink import AuditSink
     from elicitguard.lint.runner import Linter
@@ -51,6 +55,17 @@ else:
     linter = Linter(engine, input_format="envelope")  # loads lexicons, tables, lists
     started, cpu = time.perf_counter(), time.process_time()  # imports and setup excluded
     result = linter.lint_paths([path])
+    messages = result.messages
+else:  # "jobs2": lint --jobs 2 (forking, the workers' setup and the merge included)
+    from elicitguard import Engine, load_policy
+    from elicitguard.audit.sink import AuditSink
+    from elicitguard.lint.parallel import lint_in_processes
+    from elicitguard.lint.runner import Linter
+    policy = load_policy(environ={})
+    def make(partition):
+        return Linter(Engine(policy, audit=AuditSink(None)), input_format="envelope", partition=partition)
+    started, cpu = time.perf_counter(), time.process_time()
+    result, _ = lint_in_processes(make, [path], 2)
     messages = result.messages
 # ru_maxrss keeps the high-water mark of the pre-exec copy of the (large) parent, so the
 # kernel's VmHWM of this process image is preferred; getrusage is the fallback.
@@ -72,7 +87,10 @@ def sizes(quick: bool) -> tuple[int, int]:
     return (10 * MB, 100 * MB) if quick else (10 * MB, 1024 * MB)
 
 
-def _elicitation_lines(rng: random.Random, request_id: int) -> list[bytes]:
+SESSIONS = 64
+
+
+def _elicitation_lines(rng: random.Random, request_id: int, session: bytes = b"s1") -> list[bytes]:
     """A form or URL request (server to client) and its answer (client to server)."""
     if rng.random() < 0.5:
         request = form_request(rng.choice((1, 3, 10)), request_id)
@@ -81,9 +99,10 @@ def _elicitation_lines(rng: random.Random, request_id: int) -> list[bytes]:
         request = url_request("auth.example.com", request_id)
         answer = {"action": "accept"}
     reply = {"jsonrpc": "2.0", "id": request_id, "result": answer}
+    label = session.decode()
     return [
-        orjson.dumps({"direction": "server_to_client", "session": "s1", "message": request}),
-        orjson.dumps({"direction": "client_to_server", "session": "s1", "message": reply}),
+        orjson.dumps({"direction": "server_to_client", "session": label, "message": request}),
+        orjson.dumps({"direction": "client_to_server", "session": label, "message": reply}),
     ]
 
 
@@ -102,14 +121,17 @@ def write_capture(path: Path, size: int, seed: int = 11) -> int:
             for direction, frame in ordinary:
                 if written >= size:
                     break
+                session = b"s%d" % ((lines // 250) % SESSIONS)
                 if rng.random() < 0.05:  # two lines per elicitation: about 10 % of messages
                     request_id += 1
-                    batch = _elicitation_lines(rng, request_id)
+                    batch = _elicitation_lines(rng, request_id, session)
                 else:
                     batch = [
                         b'{"direction":"'
                         + direction.encode()
-                        + b'","session":"s1","message":'
+                        + b'","session":"'
+                        + session
+                        + b'","message":'
                         + frame
                         + b"}"
                     ]
@@ -169,6 +191,7 @@ def results(quick: bool) -> list[Result]:
             actual = path.stat().st_size
             parse = _child(path, "parse")
             lint = _child(path, "lint")
+            jobs2 = _child(path, "jobs2") if size == sizes(quick)[0] else None
             path.unlink()
             rss.append(int(lint["rss_kb"]))
             lint_mbs = actual / MB / lint["seconds"]
@@ -197,6 +220,26 @@ def results(quick: bool) -> list[Result]:
                     extra,
                 )
             )
+            if jobs2 is not None:
+                speedup = lint["seconds"] / jobs2["seconds"]
+                out.append(
+                    Result(
+                        f"lint --jobs 2: {label}, speed-up over one job",
+                        count,
+                        1,
+                        round(jobs2["seconds"], 3),
+                        round(jobs2["seconds"], 3),
+                        round(lint["seconds"], 3),
+                        round(lint["seconds"], 3),
+                        round(speedup, 3),
+                        1.8,
+                        "PASS" if speedup >= 1.8 else "MISS",
+                        ">= 1.8x one job (s, wall)",
+                        "one job",
+                        {"jobs2_seconds": jobs2["seconds"], "one_job_seconds": lint["seconds"]},
+                    )
+                )
+                print(f"  lint --jobs 2 {label}: {speedup:.2f}x one job ({jobs2['seconds']:.2f} s vs {lint['seconds']:.2f} s)")
             print(
                 f"  lint {label}: {lint_mbs:,.1f} MB/s, {count / lint['seconds']:,.0f} messages/s "
                 f"(parse-only {parse_mbs:,.1f} MB/s); peak RSS {int(lint['rss_kb']) / 1024:,.1f} MB"

@@ -121,9 +121,10 @@ def lint_in_processes(
     """Lint ``paths`` with ``jobs`` forked workers; returns ``(result, linter)``.
 
     ``make_linter(partition)`` builds a :class:`~elicitguard.lint.runner.Linter` with its
-    own engine; the returned linter (built with no partition, after the workers are done)
-    is the one the parent uses to add the run-wide findings and to report.
+    own engine; the parent's (no partition, built before the workers fork, so they inherit
+    its warmed caches) adds the run-wide findings and is returned for the report.
     """
+    linter = make_linter(None)  # warms the caches the forked workers then share
     _WORK.update(make_linter=make_linter, paths=list(paths), jobs=jobs)
     try:
         context = multiprocessing.get_context("fork")
@@ -131,7 +132,6 @@ def lint_in_processes(
             partials = pool.map(_work, range(jobs), chunksize=1)
     finally:
         _WORK.clear()
-    linter = make_linter(None)
     result = merge(partials)
     for exception, uses in zip(
         linter.engine.policy.exceptions, _summed_uses(partials), strict=True
