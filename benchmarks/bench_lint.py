@@ -142,6 +142,13 @@ def write_capture(path: Path, size: int, seed: int = 11) -> int:
     return lines
 
 
+def _has_jobs() -> bool:
+    """True when the elicitguard under test has ``lint --jobs`` (older ones are compared too)."""
+    import importlib.util
+
+    return importlib.util.find_spec("elicitguard.lint.parallel") is not None
+
+
 def _child(path: Path, mode: str) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, str(path), mode],
@@ -191,7 +198,7 @@ def results(quick: bool) -> list[Result]:
             actual = path.stat().st_size
             parse = _child(path, "parse")
             lint = _child(path, "lint")
-            jobs2 = _child(path, "jobs2") if size == sizes(quick)[0] else None
+            jobs2 = _child(path, "jobs2") if size == sizes(quick)[0] and _has_jobs() else None
             path.unlink()
             rss.append(int(lint["rss_kb"]))
             lint_mbs = actual / MB / lint["seconds"]
