@@ -18,7 +18,8 @@ The one piece of engine state shared between sessions is the per-server elicitat
 window (``limits.elicitations_per_minute``, EG123): under such a limit the run stays in one
 process, as it does with an audit log (one file, one sequence), and says so on stderr.
 Workers are forked from the parent after the policy is compiled and before any engine or
-thread exists, so each starts with the parsed policy and no half-copied lock.
+thread exists, so each starts with the parsed policy and no half-copied lock; each warms
+its own engine (the community secret catalogue included, in parallel).
 """
 
 from __future__ import annotations
@@ -121,10 +122,12 @@ def lint_in_processes(
     """Lint ``paths`` with ``jobs`` forked workers; returns ``(result, linter)``.
 
     ``make_linter(partition)`` builds a :class:`~elicitguard.lint.runner.Linter` with its
-    own engine; the parent's (no partition, built before the workers fork, so they inherit
-    its warmed caches) adds the run-wide findings and is returned for the report.
+    own engine; the parent's (no partition, built once the workers are done) adds the
+    run-wide findings and is returned for the report.
     """
-    linter = make_linter(None)  # warms the caches the forked workers then share
+    # Fork before any engine exists: warming one up starts a thread (the community secret
+    # catalogue compiles in the background under a lock), and a child forked meanwhile
+    # would inherit that lock held by a thread it does not have.
     _WORK.update(make_linter=make_linter, paths=list(paths), jobs=jobs)
     try:
         context = multiprocessing.get_context("fork")
@@ -132,6 +135,7 @@ def lint_in_processes(
             partials = pool.map(_work, range(jobs), chunksize=1)
     finally:
         _WORK.clear()
+    linter = make_linter(None)
     result = merge(partials)
     for exception, uses in zip(
         linter.engine.policy.exceptions, _summed_uses(partials), strict=True
