@@ -8,6 +8,7 @@ state the test sets up, not a race it hopes to win; nothing here asserts a durat
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -145,6 +146,27 @@ def test_policy_sinks_use_the_configured_writer(tmp_path: Path) -> None:
     engine = Engine(load_policy(environ={}, extra_layers=[inline]), keys=KeyRing.random())
     assert not engine.audit.sink.background
     engine.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_writes_its_own_records_once(tmp_path: Path) -> None:
+    log = tmp_path / "a.jsonl"
+    sink = open_sink("file", str(log), queue=16)
+    audit = AuditLog(sink, KeyRing.random())
+    audit.event("test.parent", n=0)
+    sink.flush()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        try:
+            audit.event("test.child", n=1)
+            sink.close()
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    audit.event("test.parent", n=2)
+    sink.close()
+    events = sorted((e["event"], e["n"]) for e in _lines(log))
+    assert events == [("test.child", 1), ("test.parent", 0), ("test.parent", 2)]
 
 
 @pytest.mark.parametrize("audit", [{"queue": -1}, {"queue": "big"}, {"when_full": "drop"}])

@@ -274,4 +274,12 @@ def _close_open_sinks() -> None:
         sink.close()
 
 
+def _forget_parent_lines() -> None:
+    """In a forked child: lines the parent's writer was collecting are the parent's."""
+    for sink in list(_open_sinks):
+        sink._out.lines.clear()
+
+
 atexit.register(_close_open_sinks)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parent_lines)

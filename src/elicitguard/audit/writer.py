@@ -21,8 +21,10 @@ writer carries on: it must never stop while callers may block on it.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -37,6 +39,9 @@ _BATCH = 512
 #: Handles one batch of jobs (the sink: build, redact, seal, render, write) and, when the
 #: batch follows dropped records, how many were dropped since the last report and in all.
 BatchHandler = Callable[[Sequence[Any], int, int], None]
+
+
+_writers: weakref.WeakSet[BackgroundWriter] = weakref.WeakSet()
 
 
 class BackgroundWriter:
@@ -55,9 +60,16 @@ class BackgroundWriter:
             msg = f"audit.when_full must be one of {', '.join(WHEN_FULL)}, got {when_full!r}"
             raise ValueError(msg)
         self._handle = handle
-        self._jobs: deque[Any] = deque()
         self.when_full: WhenFull = when_full
         self.size = size
+        self.failures = 0
+        self._closed = False
+        self._start()
+        _writers.add(self)
+
+    def _start(self) -> None:
+        """Fresh queue, counters, locks and thread (at creation, and in a forked child)."""
+        self._jobs: deque[Any] = deque()
         self._wake = threading.Event()
         self._put_lock = threading.Lock()
         self._idle = False
@@ -67,18 +79,29 @@ class BackgroundWriter:
         self._written = 0
         self.dropped = 0
         self._reported = 0
-        self.failures = 0
-        self._closed = False
         self._stop = False
         self._thread = threading.Thread(target=self._run, name="elicitguard-audit", daemon=True)
         self._thread.start()
 
+    def _after_fork(self) -> None:
+        """In a forked child: the parent's thread is gone and its queue is the parent's to
+        write (a copy written here too would duplicate records), so start afresh."""
+        if not self._closed:
+            self._start()
+
     def put(self, job: Any) -> None:
-        """Queue ``job``; when the queue is full, wait (``block``) or count it (``count``)."""
+        """Queue ``job``; when the queue is full, wait (``block``) or count it (``count``).
+
+        Should the writer thread be gone (it never stops on a failure, but an interpreter
+        shutting down stops threads), the job is written here instead: never lost.
+        """
         jobs = self._jobs
         with self._put_lock:  # one putter at a time: exact counts, submission order kept
+            if not self._thread.is_alive():
+                self._write([job], final=False)
+                return
             if len(jobs) >= self.size:
-                if self.when_full == "count" or not self._thread.is_alive():
+                if self.when_full == "count":
                     self.dropped += 1
                     return
                 with self._progress:
@@ -141,3 +164,12 @@ class BackgroundWriter:
                 f"elicitguard: audit writer failed on {len(jobs)} record(s): {type(exc).__name__}",
                 file=sys.stderr,
             )
+
+
+def _restart_writers_in_child() -> None:
+    for writer in list(_writers):
+        writer._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_restart_writers_in_child)
