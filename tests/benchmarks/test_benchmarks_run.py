@@ -57,3 +57,19 @@ def test_tiny_run_prints_verdicts_and_writes_json(tmp_path: Path) -> None:
     # Every stdio answer came from the server itself, none from a proxy.
     stdio = next(row for row in rows if row["name"] == "stdio proxy: tools/call median")
     assert not any(stdio["extra"]["answers_not_from_server"].values())
+
+
+def test_audit_benchmark_runs_and_writes_every_record() -> None:
+    """bench_audit.py checks itself that every record reached the file; rows for both modes."""
+    env = {**os.environ, "ELICITGUARD_BENCH_TINY": "1"}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_audit.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("inline") == 2
+    assert done.stdout.count("queue 8192") == 2

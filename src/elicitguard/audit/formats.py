@@ -38,18 +38,13 @@ def renderer(name: str) -> Renderer | None:
 
 
 def wrap_sink(sink: AuditSink, render: Renderer | None, exporters: list[Renderer]) -> None:
-    """Render each decision record before the sink's redaction boundary writes it."""
-    write_record = sink.write_record
+    """Render each decision record before the sink's redaction boundary writes it.
 
-    def write(event: dict[str, Any]) -> None:
-        for export in exporters:
-            export(sink.redact_record(event))
-        if render is None:
-            write_record(event)
-            return
-        sink.write_rendered(render(event))
-
-    sink.write_record = write  # type: ignore[method-assign]
+    The sink converts and exports where it writes (its background writer, when it has
+    one), so neither costs the request path.
+    """
+    sink.record_format = render
+    sink.exporters.extend(exporters)
 
 
 def install_formats(engine: Any, name: str, *, otlp: str | None = None) -> None:

@@ -8,14 +8,14 @@ Sessions and principals appear as keyed hashes; the issuer appears in clear.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import itertools
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
-from elicitguard.audit.sink import AuditSink
+from elicitguard.audit.sink import AuditSink, timestamp
 from elicitguard.base.decision import Decision
 from elicitguard.base.keys import KeyRing
 from elicitguard.checks.url_facts import bare_host, site_of
@@ -23,7 +23,7 @@ from elicitguard.checks.urls import parse_url
 from elicitguard.protocol.envelope import Envelope
 from elicitguard.protocol.items import Item, ItemKind
 
-__all__ = ["AuditLog", "decision_record", "safe_jsonrpc_id"]
+__all__ = ["AuditLog", "decision_record", "safe_jsonrpc_id", "timestamp"]
 
 MAX_ID_CHARS = 64
 #: How many session hashes an audit log keeps before it starts afresh.
@@ -47,17 +47,42 @@ class AuditLog:
         self.counters["fast_path"] += 1
 
     def record(self, decision: Decision, envelope: Envelope) -> None:
-        """Write the record of one decision."""
+        """Write the record of one decision.
+
+        The caller takes a sequence number and the time, and notes the message's ``id`` and
+        ``method`` (an integration may rewrite them once the decision is made); the record
+        itself is built where the sink writes it: in its background writer, off the request
+        path, when it has one. Numbering and queueing happen under one lock, so records
+        reach the sink in ``seq`` order.
+        """
         self.counters["decisions"] += 1
         if not self.sink.enabled:
             return
+        message = envelope.message
+        noted = (message.get("id"), message.get("method"))
         with self._lock:
             seq = next(self._seq)
-        event = decision_record(
-            decision, envelope, self.keys, seq=seq, session_hash=self._session_hash
+            self.counters["records"] += 1
+            self.sink.submit_record(self._build, (decision, envelope, seq, time.time(), noted))
+
+    def _build(
+        self,
+        decision: Decision,
+        envelope: Envelope,
+        seq: int,
+        ts: float,
+        noted: tuple[Any, Any],
+    ) -> dict[str, Any]:
+        return decision_record(
+            decision,
+            envelope,
+            self.keys,
+            seq=seq,
+            session_hash=self._session_hash,
+            ts=ts,
+            jsonrpc_id=noted[0],
+            method=noted[1],
         )
-        self.counters["records"] += 1
-        self.sink.write_record(event)
 
     def _session_hash(self, session: str) -> str:
         cached = self._session_hashes.get(session)
@@ -73,11 +98,10 @@ class AuditLog:
             return
         with self._lock:
             seq = next(self._seq)
-        self.sink.write({"event": name, "ts": _now(), "seq": seq, **fields})
+            self.sink.write({"event": name, "ts": timestamp(), "seq": seq, **fields})
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+_UNSET: Any = object()
 
 
 def decision_record(
@@ -87,20 +111,30 @@ def decision_record(
     *,
     seq: int,
     session_hash: Callable[[str], str] | None = None,
+    ts: float | None = None,
+    jsonrpc_id: Any = _UNSET,
+    method: Any = _UNSET,
 ) -> dict[str, Any]:
     """Build the record of ``decision`` (metadata only).
 
-    ``session_hash`` replaces ``keys.id_hash`` for the session (the audit log's cached one).
+    ``session_hash`` replaces ``keys.id_hash`` for the session (the audit log's cached one);
+    ``ts`` is when the decision was recorded (now by default); ``jsonrpc_id`` and ``method``
+    are the message's as they were then (read from ``envelope.message`` by default).
     """
     message = envelope.message
-    method = message.get("method") if isinstance(message.get("method"), str) else None
+    if jsonrpc_id is _UNSET:
+        jsonrpc_id = message.get("id")
+    if method is _UNSET:
+        method = message.get("method")
+    if not isinstance(method, str):
+        method = None
     items = [i for i in decision.items if isinstance(i, Item)]
     if method is None and items:
         method = items[0].method
     principal = envelope.principal
     return {
         "event": "elicitguard.decision",
-        "ts": _now(),
+        "ts": timestamp(ts),
         "seq": seq,
         "decision_id": decision.decision_id,
         "policy": {
@@ -117,7 +151,7 @@ def decision_record(
         "principal": _principal(principal, keys),
         "server": envelope.server,
         "method": method,
-        "jsonrpc_id": safe_jsonrpc_id(message.get("id")),
+        "jsonrpc_id": safe_jsonrpc_id(jsonrpc_id),
         "elicitation": [_item_meta(i) for i in items if i.is_elicitation],
         "action": decision.action.value,
         "enforced": decision.enforced,
@@ -174,15 +208,7 @@ def _item_meta(item: Item) -> dict[str, Any]:
     if item.kind is ItemKind.FORM_REQUEST and isinstance(item.schema, dict):
         props = item.schema.get("properties")
         if isinstance(props, dict):
-            meta["fields"] = [
-                {
-                    "name": str(k)[:MAX_ID_CHARS],
-                    "type": v.get("type")
-                    if isinstance(v, dict) and isinstance(v.get("type"), str)
-                    else None,
-                }
-                for k, v in list(props.items())[:100]
-            ]
+            meta["fields"] = _fields_meta(props)
     if item.kind is ItemKind.URL_REQUEST and isinstance(item.data, dict):
         url = item.data.get("url")
         if isinstance(url, str):
@@ -194,6 +220,21 @@ def _item_meta(item: Item) -> dict[str, Any]:
         if isinstance(content, dict):
             meta["answered_fields"] = [str(k)[:MAX_ID_CHARS] for k in list(content)[:100]]
     return meta
+
+
+def _fields_meta(props: dict[Any, Any]) -> list[dict[str, Any]]:
+    """Name and declared type of a form's first 100 fields (a plain loop: the hot part)."""
+    fields: list[dict[str, Any]] = []
+    append = fields.append
+    for name, spec in itertools.islice(props.items(), 100):
+        kind = spec.get("type") if type(spec) is dict else None
+        append(
+            {
+                "name": name[:MAX_ID_CHARS] if type(name) is str else str(name)[:MAX_ID_CHARS],
+                "type": kind if type(kind) is str else None,
+            }
+        )
+    return fields
 
 
 @functools.lru_cache(maxsize=4096)

@@ -3,13 +3,25 @@
 No global structlog configuration is touched: each sink is its own bound logger with its
 own processor chain (redact, seal, render: :mod:`elicitguard.audit.processors`), so
 embedding elicitguard never changes an application's logging.
+
+A sink either writes each record as it comes (``queue=0``: the caller does all the work,
+which tests and embedders reading a stream right away rely on) or hands it to a
+:class:`~elicitguard.audit.writer.BackgroundWriter` (``queue=N``, what ``audit.queue``
+configures for the sinks a policy opens): the caller only queues, and the writer thread
+runs the same chain (the redaction boundary included: nothing reaches the stream
+unredacted either way) and writes many lines per ``write``. Every sink still open when the
+interpreter exits is closed then, which writes what is queued and the chain checkpoint.
 """
 
 from __future__ import annotations
 
+import atexit
+import datetime as dt
 import os
 import sys
 import threading
+import weakref
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,26 +30,41 @@ import structlog
 from elicitguard.audit.chain import ChainState, ChainWriter, read_tail_state
 from elicitguard.audit.processors import Processor, RedactEvent, RedactRecord, Seal, render_json
 from elicitguard.audit.redact import Redactor
+from elicitguard.audit.writer import BackgroundWriter, WhenFull
 from elicitguard.base.keys import KeyRing
 
-__all__ = ["AuditSink", "open_sink"]
+__all__ = ["AuditSink", "open_sink", "timestamp"]
+
+#: What a sink queues: the chain to run (records, events, or ``None`` for a line already in
+#: another format), a builder that makes the event dict in the writer (or ``None``), and
+#: the event dict or the builder's arguments.
+_Job = tuple[Any, Callable[..., dict[str, Any]] | None, Any]
+_RENDERED = "rendered"
+
+_open_sinks: weakref.WeakSet[AuditSink] = weakref.WeakSet()
 
 
-class _LineWriter:
-    """What structlog writes rendered lines to: one line and a flush per record.
+def timestamp(at: float | None = None) -> str:
+    """``at`` (seconds since the epoch; now by default) as an RFC 3339 UTC time, in µs."""
+    moment = dt.datetime.now(dt.UTC) if at is None else dt.datetime.fromtimestamp(at, dt.UTC)
+    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
-    structlog's ``PrintLogger`` goes through ``print``; writing the line ourselves is the
-    same bytes for less work on the hot path.
+
+class _LineCollector:
+    """What structlog writes rendered lines to: a list the sink writes out per batch.
+
+    structlog's ``PrintLogger`` goes through ``print`` once per record; collecting the lines
+    and writing them with one ``write`` and one ``flush`` per batch is the same bytes for
+    less work.
     """
 
-    __slots__ = ("_stream",)
+    __slots__ = ("lines",)
 
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
+    def __init__(self) -> None:
+        self.lines: list[str] = []
 
     def msg(self, message: str) -> None:
-        self._stream.write(message + "\n")
-        self._stream.flush()
+        self.lines.append(message)
 
     info = msg  # structlog's native bound logger proxies ``msg`` to ``info``
 
@@ -58,6 +85,8 @@ class AuditSink:
         redactor: Redactor | None = None,
         path: str | None = None,
         renderer: Processor = render_json,
+        queue: int = 0,
+        when_full: WhenFull = "block",
     ) -> None:
         self._stream = stream
         self._lock = threading.Lock()
@@ -65,16 +94,30 @@ class AuditSink:
         self._redact_any = RedactEvent(redact)
         self._seal = Seal()
         self.renderer = renderer
-        writer = _LineWriter(stream) if stream is not None else None
-        # bind() once: the lazy proxy wrap_logger returns would build a logger per record.
+        self._out = _LineCollector()
+        # bind() once (and cache_logger_on_first_use): the lazy proxy wrap_logger returns
+        # would otherwise build a logger per record.
         self._records = structlog.wrap_logger(
-            writer, processors=[RedactRecord(redact), self._seal, renderer]
+            self._out,
+            processors=[RedactRecord(redact), self._seal, renderer],
+            cache_logger_on_first_use=True,
         ).bind()
         self._events = structlog.wrap_logger(
-            writer, processors=[RedactEvent(redact), self._seal, renderer]
+            self._out,
+            processors=[RedactEvent(redact), self._seal, renderer],
+            cache_logger_on_first_use=True,
         ).bind()
         self.enabled = stream is not None
         self.path = path
+        #: Decision records in another format (OCSF, ECS): each record is converted, then
+        #: written through the same redaction boundary (:func:`~elicitguard.audit.formats.wrap_sink`).
+        self.record_format: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        #: Called with each decision record as the boundary would write it (span exporters).
+        self.exporters: list[Callable[[dict[str, Any]], Any]] = []
+        self._writer: BackgroundWriter | None = None
+        if stream is not None and queue > 0:
+            self._writer = BackgroundWriter(self._write_batch, size=queue, when_full=when_full)
+            _open_sinks.add(self)
 
     def enable_chain(self, keys: KeyRing) -> None:
         """Seal every record from now on (``audit.chain``); continues an existing file's chain.
@@ -89,13 +132,20 @@ class AuditSink:
         """Where the sink writes its checkpoint on close (file sinks with a chain)."""
         return self.path + ".checkpoint" if self.path is not None else None
 
+    @property
+    def background(self) -> bool:
+        """True when records are written by a background writer (``audit.queue`` > 0)."""
+        return self._writer is not None
+
+    @property
+    def dropped(self) -> int:
+        """Records dropped on a full queue (``audit.when_full: count``); 0 otherwise."""
+        return self._writer.dropped if self._writer is not None else 0
+
     def write(self, event: dict[str, Any]) -> None:
         """Write one record (``event`` key included in the dict)."""
-        if not self.enabled:
-            return
-        name = event.pop("event", "elicitguard.decision")
-        with self._lock:
-            self._events.msg(name, **event)
+        if self.enabled:
+            self._submit((self._events, None, event))
 
     def write_record(self, event: dict[str, Any]) -> None:
         """Write a decision record built by :func:`~elicitguard.audit.records.decision_record`.
@@ -103,20 +153,79 @@ class AuditSink:
         Its keys are elicitguard's own (never a key from traffic), so only its values go
         through the secret scan; every string value still does, as with :meth:`write`.
         """
-        if not self.enabled:
-            return
-        name = event.pop("event", "elicitguard.decision")
-        with self._lock:
-            self._records.msg(name, **event)
+        if self.enabled:
+            self._submit((self._records, None, event))
+
+    def submit_record(self, build: Callable[..., dict[str, Any]], args: tuple[Any, ...]) -> None:
+        """Write the decision record ``build(*args)`` makes, built where it is written.
+
+        With a background writer the caller waits only for the queue; the record is built,
+        redacted and rendered by the writer thread, in submission order.
+        """
+        if self.enabled:
+            self._submit((self._records, build, args))
 
     def write_rendered(self, record: dict[str, Any]) -> None:
         """Write a record in another format (OCSF, ECS) through the same redaction boundary."""
-        if not self.enabled or self._stream is None:
+        if self.enabled:
+            self._submit((_RENDERED, None, record))
+
+    def flush(self) -> None:
+        """Wait until every record submitted so far is written (no-op without a writer)."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def _submit(self, job: _Job) -> None:
+        if self._writer is not None:
+            self._writer.put(job)
             return
-        line = render_json(None, "", self.redact_record(record))
         with self._lock:
-            self._stream.write(line + "\n")
-            self._stream.flush()
+            self._write_batch((job,), 0, 0, strict=True)
+
+    def _write_batch(
+        self, jobs: Sequence[_Job], dropped: int, dropped_total: int, *, strict: bool = False
+    ) -> None:
+        """Run each job's chain and write the lines with one ``write`` and ``flush``.
+
+        ``strict`` (writing in the caller) lets a failing job raise to the caller, which
+        counts it; in the writer thread a failing job is counted and reported on stderr
+        (its type only) and the rest of the batch is still written.
+        """
+        stream = self._stream
+        if stream is None:
+            return
+        out = self._out.lines
+        if dropped:
+            self._events.msg(
+                "elicitguard.audit.dropped",
+                ts=timestamp(),
+                dropped=dropped,
+                dropped_total=dropped_total,
+                when_full="count",
+            )
+        for chain, build, payload in jobs:
+            try:
+                event = build(*payload) if build is not None else payload
+                if chain is self._records and (self.exporters or self.record_format):
+                    for export in self.exporters:
+                        export(self.redact_record(event))
+                    if self.record_format is not None:
+                        event, chain = self.record_format(event), _RENDERED
+                if chain == _RENDERED:
+                    out.append(render_json(None, "", self.redact_record(event)))
+                    continue
+                name = event.pop("event", "elicitguard.decision")
+                chain.msg(name, **event)
+            except Exception as exc:
+                if strict:
+                    out.clear()
+                    raise
+                print(f"elicitguard: audit record failed: {type(exc).__name__}", file=sys.stderr)
+        if out:
+            text = "\n".join(out) + "\n"
+            out.clear()
+            stream.write(text)
+            stream.flush()
 
     def redact_record(self, record: dict[str, Any]) -> dict[str, Any]:
         """``record`` as the boundary would write it (for exporters that are not lines)."""
@@ -124,6 +233,10 @@ class AuditSink:
         return redacted
 
     def close(self) -> None:
+        """Write what is queued, close the stream (not stderr/stdout), write the checkpoint."""
+        if self._writer is not None:
+            self._writer.close()
+            _open_sinks.discard(self)
         stream = self._stream
         if stream is not None and stream not in (sys.stderr, sys.stdout):
             stream.close()
@@ -133,15 +246,40 @@ class AuditSink:
         self.enabled = False
 
 
-def open_sink(kind: str, file: str | None = None) -> AuditSink:
-    """Open ``stderr``, ``file`` (appending, mode 0600) or ``none``."""
+def open_sink(
+    kind: str, file: str | None = None, *, queue: int = 0, when_full: WhenFull = "block"
+) -> AuditSink:
+    """Open ``stderr``, ``file`` (appending, mode 0600) or ``none``.
+
+    ``queue`` > 0 writes through a background writer holding up to that many records, and
+    ``when_full`` says what a full queue does (``audit.queue``, ``audit.when_full``).
+    """
     if kind == "none":
         return AuditSink(None)
     if kind == "stderr":
-        return AuditSink(sys.stderr)
+        return AuditSink(sys.stderr, queue=queue, when_full=when_full)
     if file is None:
         msg = "audit sink `file` needs `audit.file: PATH`"
         raise ValueError(msg)
     path = Path(file)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    return AuditSink(os.fdopen(fd, "a", encoding="utf-8", buffering=1), path=str(path))
+    # Fully buffered: the sink flushes once per batch of lines, not once per line.
+    stream = os.fdopen(fd, "a", encoding="utf-8")
+    return AuditSink(stream, path=str(path), queue=queue, when_full=when_full)
+
+
+def _close_open_sinks() -> None:
+    """At interpreter exit: write what every background writer still holds."""
+    for sink in list(_open_sinks):
+        sink.close()
+
+
+def _forget_parent_lines() -> None:
+    """In a forked child: lines the parent's writer was collecting are the parent's."""
+    for sink in list(_open_sinks):
+        sink._out.lines.clear()
+
+
+atexit.register(_close_open_sinks)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parent_lines)

@@ -95,7 +95,26 @@ def register(subparsers: Any) -> None:
         help="write today's findings as a baseline (a JSON report) and exit 0",
     )
     lint.add_argument("--audit-log", type=Path, help="write one audit record per decision here")
+    lint.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="spread sessions over N processes (a session is never split; same report)",
+    )
     lint.set_defaults(handler=run)
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number from 1 up."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"must be a whole number of processes, 1 or more (got {text!r})"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _codes(text: str | None) -> list[str]:
@@ -184,20 +203,28 @@ def run(args: argparse.Namespace) -> int:
     _check_selectors("--select", select, codes)
     _check_selectors("--ignore", ignore, codes)
     baseline = read_baseline(options["baseline"]) if options["baseline"] else None
-    sink = open_sink("file", str(args.audit_log)) if args.audit_log else AuditSink(None)
-    engine = Engine(policy, audit=sink, default_era=options["protocol_version"])
-    progress, finish = _progress(files)
-    try:
-        linter = Linter(
-            engine, input_format=options["input_format"], server_name=options["server_name"]
-        )
-        result = linter.lint_paths(files, progress)
-    except OSError as exc:
-        print(f"elicitguard: cannot read input: {exc.strerror}", file=sys.stderr)
-        return EXIT_ERROR
-    finally:
-        finish()
-        engine.close()
+    jobs = _job_count(args, policy)
+    if jobs > 1:
+        try:
+            result, engine = _lint_spread(policy, files, options, jobs)
+        except OSError as exc:
+            print(f"elicitguard: cannot read input: {exc.strerror}", file=sys.stderr)
+            return EXIT_ERROR
+    else:
+        sink = open_sink("file", str(args.audit_log)) if args.audit_log else AuditSink(None)
+        engine = Engine(policy, audit=sink, default_era=options["protocol_version"])
+        progress, finish = _progress(files)
+        try:
+            linter = Linter(
+                engine, input_format=options["input_format"], server_name=options["server_name"]
+            )
+            result = linter.lint_paths(files, progress)
+        except OSError as exc:
+            print(f"elicitguard: cannot read input: {exc.strerror}", file=sys.stderr)
+            return EXIT_ERROR
+        finally:
+            finish()
+            engine.close()
     if args.write_baseline is not None:
         args.write_baseline.write_bytes(REPORTERS["json"](result, ReportOptions()))
         if verbosity(args) >= 0:
@@ -227,6 +254,42 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(report.decode("utf-8"))
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _job_count(args: argparse.Namespace, policy: Any) -> int:
+    """``--jobs``, or 1 (said on stderr) when the run cannot be spread over processes."""
+    from elicitguard.lint.parallel import note_single_job, single_job_reason
+
+    jobs: int = args.jobs
+    if jobs > 1:
+        reason = single_job_reason(policy, audit_log=args.audit_log is not None)
+        if reason is not None:
+            note_single_job(reason)
+            return 1
+    return jobs
+
+
+def _lint_spread(
+    policy: Any, files: list[Path], options: dict[str, Any], jobs: int
+) -> tuple[Any, Any]:
+    """Lint with ``jobs`` worker processes (:mod:`elicitguard.lint.parallel`)."""
+    from elicitguard.audit.sink import AuditSink
+    from elicitguard.engine.engine import Engine
+    from elicitguard.lint.parallel import Partition, lint_in_processes
+    from elicitguard.lint.runner import Linter
+
+    def make_linter(partition: Partition | None) -> Linter:
+        engine = Engine(policy, audit=AuditSink(None), default_era=options["protocol_version"])
+        return Linter(
+            engine,
+            input_format=options["input_format"],
+            server_name=options["server_name"],
+            partition=partition,
+        )
+
+    result, linter = lint_in_processes(make_linter, files, jobs)
+    linter.engine.close()
+    return result, linter.engine
 
 
 def _progress(files: list[Path]) -> tuple[Any, Any]:

@@ -154,7 +154,10 @@ def _engine(args: argparse.Namespace) -> Any:
     from elicitguard.audit.sink import open_sink
 
     try:
-        sink = open_sink("file", str(args.audit_log))
+        # The policy's writer settings (audit.queue, audit.when_full) hold for --audit-log too.
+        sink = open_sink(
+            "file", str(args.audit_log), queue=policy.audit_queue, when_full=policy.audit_when_full
+        )
     except OSError as exc:
         raise ElicitguardError(f"cannot open --audit-log {args.audit_log}: {exc.strerror}") from exc
     return Engine(policy, audit=sink)

@@ -10,7 +10,7 @@ import datetime as dt
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from elicitguard.base.decision import Action, Confidence, Severity
 from elicitguard.engine.context import CheckFn
@@ -130,6 +130,8 @@ class Policy:
     audit_sink: str = "stderr"
     audit_file: str | None = None
     audit_chain: bool = False
+    audit_queue: int = 8192
+    audit_when_full: Literal["block", "count"] = "block"
     sample_allow: float = 1.0
     identity: dict[str, Any] = field(default_factory=dict)
     client_modes: tuple[str, ...] = ("form", "url")

@@ -164,7 +164,12 @@ class Engine:
         sink = (
             audit
             if audit is not None
-            else open_sink(self.policy.audit_sink, self.policy.audit_file)
+            else open_sink(
+                self.policy.audit_sink,
+                self.policy.audit_file,
+                queue=self.policy.audit_queue,
+                when_full=self.policy.audit_when_full,
+            )
         )
         self.audit = AuditLog(sink, self.keys)
         if self.policy.audit_chain and sink.enabled:

@@ -426,6 +426,11 @@ class AuditSpec(_Strict):
     file: str | None = None
     chain: bool | None = None
     sample_allow: Annotated[float, Field(ge=0, le=1)] | None = None
+    #: Records held for the background writer; 0 writes each record on the request path.
+    queue: Annotated[int, Field(ge=0, le=1_000_000)] | None = None
+    #: A full queue: ``block`` waits for room (no record lost), ``count`` drops the record,
+    #: counts it and writes an ``elicitguard.audit.dropped`` event saying how many.
+    when_full: Literal["block", "count"] | None = None
 
 
 class EnvironmentOverlay(_Strict):

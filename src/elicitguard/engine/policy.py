@@ -160,6 +160,10 @@ def _compile(layers: list[Layer], env: str, select: list[str], ignore: list[str]
         audit_sink=_sub(layers, "audit", "sink") or "stderr",
         audit_file=_sub(layers, "audit", "file"),
         audit_chain=bool(_sub(layers, "audit", "chain")),
+        audit_queue=_sub(layers, "audit", "queue")
+        if _sub(layers, "audit", "queue") is not None
+        else 8192,
+        audit_when_full=_sub(layers, "audit", "when_full") or "block",
         sample_allow=_sub(layers, "audit", "sample_allow")
         if _sub(layers, "audit", "sample_allow") is not None
         else 1.0,

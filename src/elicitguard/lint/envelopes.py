@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from elicitguard.errors import FrameError
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
@@ -47,35 +47,78 @@ class LineError:
     error: FrameError
 
 
-@dataclass(frozen=True, slots=True)
-class CapturedLine:
-    """One line of a capture: its number and bytes (``None`` when over the limit)."""
+class CapturedLine(NamedTuple):
+    """One line of a capture: its number and bytes (``None`` when over the limit).
+
+    A named tuple: one is made per line of a capture, and a tuple is the cheapest object
+    Python builds (a frozen dataclass pays an ``object.__setattr__`` per field).
+    """
 
     line: int
     data: bytes | None
     size: int
 
 
+#: How much the reader takes per ``read``: lines are cut out of blocks, not read one by one.
+_BLOCK = 1 << 20
+
+
 def read_lines(stream: IO[bytes], max_bytes: int) -> Iterator[CapturedLine]:
-    """Yield the non-blank lines of ``stream``; a line over ``max_bytes`` has ``data=None``."""
+    """Yield the non-blank lines of ``stream``; a line over ``max_bytes`` has ``data=None``.
+
+    Reads blocks and splits them (one ``bytes.split`` per block instead of one ``readline``
+    per line). Never holds more than one block and ``max_bytes`` of one line: a line that
+    grows past the limit is counted and skipped as it streams by. A line is over the limit
+    when its bytes before the newline are more than ``max_bytes + 1`` (``max_bytes`` for a
+    last line without newline), the bound a ``readline(max_bytes + 2)`` reader draws.
+    """
+    make = tuple.__new__  # CapturedLine(...) without the named tuple's Python-level __new__
+    limit = max_bytes + 1
     number = 0
+    carry = b""  # the start of a line the last block did not finish
+    skipped = -1  # >= 0: bytes of an oversized line seen so far (we are skipping it)
+    read = stream.read
     while True:
-        chunk = stream.readline(max_bytes + 2)
-        if not chunk:
-            return
+        block = read(_BLOCK)
+        if not block:
+            break
+        parts = block.split(b"\n")
+        tail = parts.pop()  # after the last newline: the start of the next line, or b""
+        if parts:
+            if skipped >= 0:
+                number += 1
+                yield make(CapturedLine, (number, None, skipped + len(parts[0]) + 1))
+                skipped = -1
+                parts[0] = b""  # counted: the blank below is skipped without a number
+                number -= 1
+            elif carry:
+                parts[0] = carry + parts[0]
+            carry = b""
+            for part in parts:
+                number += 1
+                if len(part) > limit:
+                    yield make(CapturedLine, (number, None, len(part) + 1))
+                    continue
+                line = part.rstrip(b"\r") if part.endswith(b"\r") else part
+                if line and not line.isspace():
+                    yield make(CapturedLine, (number, line, len(part) + 1))
+        if skipped >= 0:
+            skipped += len(tail)
+        elif len(carry) + len(tail) > limit:
+            skipped = len(carry) + len(tail)
+            carry = b""
+        else:
+            carry += tail
+    if skipped >= 0:
+        yield make(CapturedLine, (number + 1, None, skipped))
+    elif carry:
         number += 1
-        size = len(chunk)
-        if not chunk.endswith(b"\n") and len(chunk) > max_bytes:
-            while True:  # skip the rest of an oversized line without keeping it
-                rest = stream.readline(_CHUNK)
-                size += len(rest)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            yield CapturedLine(number, None, size)
-            continue
-        line = chunk.rstrip(b"\r\n")
-        if line and not line.isspace():
-            yield CapturedLine(number, line, size)
+        if len(carry) > max_bytes:
+            yield make(CapturedLine, (number, None, len(carry)))
+        else:
+            line = carry.rstrip(b"\r")
+            if line and not line.isspace():
+                yield make(CapturedLine, (number, line, len(carry)))
 
 
 def read_envelopes(

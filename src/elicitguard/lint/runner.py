@@ -32,6 +32,7 @@ from elicitguard.lint.envelopes import (
     read_lines,
     too_large,
 )
+from elicitguard.lint.parallel import Marks, Partition
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import parse_frame
@@ -173,11 +174,21 @@ class Linter:
     """
 
     def __init__(
-        self, engine: Engine, *, input_format: str = "auto", server_name: str | None = None
+        self,
+        engine: Engine,
+        *,
+        input_format: str = "auto",
+        server_name: str | None = None,
+        partition: Partition | None = None,
     ) -> None:
         self.engine = engine
         self.input_format = input_format
         self.server_name = server_name
+        #: One worker of ``lint --jobs N`` (:mod:`.parallel`): judge only the sessions it
+        #: owns, and note where each finding came from so the parent can merge in order.
+        self.partition = partition
+        self.marks = Marks()
+        self._file_index = 0
         engine.warm_up()  # load lexicons, tables and lists before the first file
         self._canonical: dict[Finding, Finding] = {}
 
@@ -186,12 +197,33 @@ class Linter:
     ) -> LintResult:
         """Lint each file; a file that cannot be opened is an error entry (exit 2 upstream)."""
         result = LintResult()
-        for path in paths:
+        for index, path in enumerate(paths):
             result.files.append(str(path))
+            self._file_index = index
             self.lint_file(path, result, progress)
-        self._exception_findings(result)
+        if self.partition is None:  # a worker's parent adds these for the whole run
+            self.add_run_findings(result)
         result.unknown_era = self.engine.unknown_era_messages
         return result
+
+    def add_run_findings(self, result: LintResult) -> None:
+        """The findings of the run as a whole (EG902: expired or unused exceptions)."""
+        self._exception_findings(result)
+
+    def _entries(self, entries: Iterable[Any], result: LintResult) -> Iterable[Any]:
+        """``entries`` as they are, or tracked for the merge in a ``--jobs`` worker."""
+        if self.partition is None:
+            return entries
+        return self.marks.track(entries, result, self._file_index)
+
+    def _skips(self, prefix: str, session: object) -> bool:
+        """True when a ``--jobs`` worker leaves this session's line to another worker."""
+        partition = self.partition
+        return partition is not None and not partition.owns(prefix, session)
+
+    def _skips_error(self) -> bool:
+        """True when a ``--jobs`` worker leaves a line outside any session to worker 0."""
+        return self.partition is not None and not self.partition.reports_errors
 
     def lint_file(
         self, path: Path, result: LintResult, progress: Callable[[int], None] | None = None
@@ -204,10 +236,14 @@ class Linter:
             if input_format == "envelope":
                 self._lint_envelopes(stream, label, result, progress)
                 return
-            for where, entry in self._read(stream, input_format):
+            prefix = label + "\x00"
+            for where, entry in self._entries(self._read(stream, input_format), result):
                 if progress is not None:
                     progress(stream.tell())
                 if isinstance(entry, Skipped):
+                    if self._skips_error():
+                        result.messages += where.line is not None or where.entry is not None
+                        continue
                     if entry.report:
                         result.errors.append(
                             LintError(label, where.line, entry.message, where.entry, where.event)
@@ -217,9 +253,11 @@ class Linter:
                     continue
                 result.messages += 1
                 if isinstance(entry, LineError):
-                    self._line_error(label, where, entry, result)
+                    if not self._skips_error():
+                        self._line_error(label, where, entry, result)
                     continue
-                self._evaluate(label, where, entry, result)
+                if not self._skips(prefix, entry.session):
+                    self._evaluate(label, where, entry, result)
 
     def _lint_envelopes(
         self,
@@ -240,21 +278,31 @@ class Linter:
         evaluate = self.engine.evaluate
         prefix = label + "\x00"
         capture = Side.CAPTURE
-        for captured in read_lines(stream, max_bytes):
+        spread = self.partition is not None
+        for captured in self._entries(read_lines(stream, max_bytes), result):
             if progress is not None:
                 progress(stream.tell())
             result.messages += 1
             line = captured.data
             if line is None:
+                if spread and self._skips_error():
+                    continue
                 self._line_error(
                     label, Location(line=captured.line), too_large(captured, max_bytes), result
                 )
                 continue
+            owned = False  # a --jobs worker: the line's session is known to be ours
             try:
                 value = parse_frame(line, max_bytes=max_bytes, max_depth=max_depth + 1)
+                if spread:
+                    if self._skips(prefix, value.get("session") if type(value) is dict else None):
+                        continue
+                    owned = True
                 plain = plain_envelope(value)
                 envelope = envelope_from_dict(value, raw=line) if plain is None else None
             except FrameError as exc:
+                if spread and not owned and self._skips_error():
+                    continue
                 where = Location(line=captured.line)
                 self._line_error(label, where, LineError(captured.line, exc), result)
                 continue
