@@ -24,7 +24,13 @@ import re
 import threading
 from typing import Any, Final
 
-from elicitguard.checks.secrets._placeholders import _is_repetitive, _is_sequential, is_placeholder
+from elicitguard.checks.secrets._keynames import _identifier_like
+from elicitguard.checks.secrets._placeholders import (
+    _is_repetitive,
+    _is_sequential,
+    is_placeholder,
+    is_wordlike_token,
+)
 from elicitguard.checks.secrets._types import SecretMatch
 from elicitguard.checks.secrets._validators import (
     _check_github_crc32,
@@ -103,8 +109,10 @@ def _token_like(text: str) -> bool:
 
 def _validated(rule: str, secret: str) -> str | None:
     """Our verdict on one community find: a confidence, or None to drop it."""
-    if len(secret) < 8 or is_placeholder(secret):
+    if len(secret) < 8 or is_placeholder(secret) or is_wordlike_token(secret):
         return None
+    if _identifier_like(secret):
+        return None  # words and short numbers: a name, not key material
     tail = re.split(r"[_.-]", secret)[-1]
     if len(tail) >= 8 and (_is_repetitive(tail) or _is_sequential(tail)):
         return None
