@@ -24,7 +24,7 @@ import re
 import threading
 from typing import Any, Final
 
-from elicitguard.checks.secrets._keynames import _identifier_like
+from elicitguard.checks.secrets._keynames import _identifier_like, _keyed_confidence
 from elicitguard.checks.secrets._placeholders import (
     _is_repetitive,
     _is_sequential,
@@ -43,6 +43,7 @@ __all__ = [
     "community_scan",
     "load_community",
     "load_community_in_background",
+    "vendor_names",
 ]
 
 #: Set to ``0`` to run without the community catalogue (our own catalogue only).
@@ -61,6 +62,40 @@ def community_enabled() -> bool:
 
 
 _SCANNER: list[Any] = []
+_VENDORS: set[str] = set()
+# Rule-id words that name a kind of credential or a generic rule, not a vendor.
+_NOT_VENDORS: Final = frozenset(
+    {
+        "generic", "jwt", "private", "password", "secret", "token", "api", "key", "url",
+        "http", "https", "basic", "bearer", "oauth", "ssh", "pem", "pgp", "gpg", "aws",
+        "base64", "hex", "webhook", "credentials", "credential", "connection", "database",
+        "mysql", "postgres", "postgresql", "mongodb", "redis", "jdbc", "odbc", "ldap", "smtp",
+        "ftp", "sftp", "docker", "kubernetes", "k8s", "git", "curl", "test", "sample",
+        "example", "default", "user", "username", "email", "client", "account", "app",
+        "service", "server", "cloud", "data", "auth", "access", "admin", "root",
+    }
+)  # fmt: skip
+_VENDOR_SPLIT_RE: Final = re.compile(r"[^a-z0-9]+")
+
+
+def _vendor_names(rule_ids: Any) -> set[str]:
+    """Vendor words from the community catalogue's rule ids (``kingfisher.spotify.1``,
+    ``betterleaks.scalingo-api-token``): the names a user may write in front of a key."""
+    names: set[str] = set()
+    for rule_id in rule_ids:
+        body = rule_id.split(".", 1)[-1].lower()
+        head = _VENDOR_SPLIT_RE.split(body)[0]
+        if len(head) >= 4 and not head.isdigit() and head not in _NOT_VENDORS:
+            names.add(head)
+    return names
+
+
+def vendor_names() -> frozenset[str]:
+    """The vendor words known to the community catalogue (empty when it is off)."""
+    if not community_enabled():
+        return frozenset()
+    load_community()
+    return frozenset(_VENDORS)
 
 
 def load_community() -> Any:
@@ -76,6 +111,7 @@ def load_community() -> Any:
             import kingfisher_sdk
 
             rules = kingfisher_sdk.Rules(confidence="medium")
+            _VENDORS.update(_vendor_names(str(rule["id"]) for rule in rules.metadata()))
             _SCANNER.append(kingfisher_sdk.Scanner(rules, base64=False))
         return _SCANNER[0]
 
@@ -146,4 +182,48 @@ def community_scan(text: str) -> list[SecretMatch]:
         found.append(
             SecretMatch(kind, max(start, 0), max(start, 0) + len(secret), secret, confidence)
         )
+    return found
+
+
+# ``cloudsmith: "6fd0…"``, ``scraping_bee = '…'``, ``wandb 3f9a…``: a vendor's name, then a
+# token. The name says which service the token opens as surely as ``api_key`` would.
+_VENDOR_LABEL_RE: Final = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?P<k>[A-Za-z][A-Za-z0-9_-]{2,40})[\"']?[ \t]{0,3}(?:[:=]|=>)?[ \t]{0,3}"
+    r"[\"']?(?P<s>[A-Za-z0-9][A-Za-z0-9_+/=.-]{15,200})"
+)
+_HASH_OR_UUID_RE: Final = re.compile(
+    r"(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}"
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+)
+
+
+def vendor_labelled_scan(text: str) -> list[SecretMatch]:
+    """Tokens written right after a vendor's name (from the community catalogue's rules).
+
+    The value must look like key material (letters and digits, 16 characters or more,
+    past our entropy, placeholder and identifier judgements); hashes and UUIDs are left
+    out (``github 9fceb02…`` is a commit, ``kontent_env_id <uuid>`` an identifier).
+    """
+    if len(text) < 20 or not _token_like(text):
+        return []
+    vendors = vendor_names()
+    if not vendors:
+        return []
+    found: list[SecretMatch] = []
+    for match in _VENDOR_LABEL_RE.finditer(text[:_MAX_CHARS]):
+        label = match.group("k").lower().replace("_", "").replace("-", "")
+        if label not in vendors:
+            continue
+        secret = match.group("s").rstrip(".")
+        if not (any(c.isdigit() for c in secret) and any(c.isalpha() for c in secret)):
+            continue
+        if _HASH_OR_UUID_RE.fullmatch(secret) or is_wordlike_token(secret):
+            continue
+        confidence = _keyed_confidence(secret, "token")
+        if confidence is not None and shannon_entropy(secret) >= _MIN_ENTROPY + 0.5:
+            found.append(
+                SecretMatch(
+                    "vendor-labelled-token", match.start("s"), match.end("s"), secret, confidence
+                )
+            )
     return found
