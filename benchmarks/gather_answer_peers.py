@@ -176,7 +176,9 @@ def detect_secrets(repo: Path) -> Iterator[dict[str, Any]]:
 
 
 _GO_LITERAL = r'`[^`]*`|"(?:[^"\\\n]|\\.)*"'
-_TH_CONST = re.compile(r"(?m)^\s*(?:var\s+|const\s+)?([A-Za-z_]\w*)\s*(?:string\s*)?=\s*(" + _GO_LITERAL + ")")
+_TH_CONST = re.compile(
+    r"(?m)^\s*(?:var\s+|const\s+)?([A-Za-z_]\w*)\s*(?:string\s*)?=\s*(" + _GO_LITERAL + ")"
+)
 _TH_CASE = re.compile(
     r"\binput:\s*(?P<input>" + _GO_LITERAL + r"|[A-Za-z_]\w*)\s*,[^{}]{0,400}?"
     r"\bwant:\s*(?P<want>nil|\[\]string\{[^{}]*\}|\[\]string\(nil\))",
@@ -197,7 +199,7 @@ def _go_literal(raw: str) -> str | None:
 
 
 def _go_value(raw: str, consts: dict[str, str]) -> str | None:
-    if raw[0] in "`\"":
+    if raw[0] in '`"':
         return _go_literal(raw)
     return consts.get(raw)
 
