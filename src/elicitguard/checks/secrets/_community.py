@@ -72,7 +72,8 @@ _NOT_VENDORS: Final = frozenset(
         "mysql", "postgres", "postgresql", "mongodb", "redis", "jdbc", "odbc", "ldap", "smtp",
         "ftp", "sftp", "docker", "kubernetes", "k8s", "git", "curl", "test", "sample",
         "example", "default", "user", "username", "email", "client", "account", "app",
-        "service", "server", "cloud", "data", "auth", "access", "admin", "root",
+        "service", "server", "cloud", "data", "auth", "access", "admin", "root", "foo",
+        "bar", "baz", "qux", "quux", "demo", "dummy", "fake", "mock", "stub", "widget",
     }
 )  # fmt: skip
 _VENDOR_SPLIT_RE: Final = re.compile(r"[^a-z0-9]+")
@@ -192,7 +193,7 @@ _VENDOR_LABEL_RE: Final = re.compile(
     r"[\"']?(?P<s>[A-Za-z0-9][A-Za-z0-9_+/=.-]{15,200})"
 )
 _HASH_OR_UUID_RE: Final = re.compile(
-    r"(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}"
+    r"(?:(?:sha|md|blake|sm|crc)[0-9]{1,3}[-:_][A-Za-z0-9+/=_-]+|[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}"
     r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
 )
 
@@ -211,19 +212,69 @@ def vendor_labelled_scan(text: str) -> list[SecretMatch]:
         return []
     found: list[SecretMatch] = []
     for match in _VENDOR_LABEL_RE.finditer(text[:_MAX_CHARS]):
-        label = match.group("k").lower().replace("_", "").replace("-", "")
-        if label not in vendors:
+        raw_label = match.group("k")
+        label = raw_label.lower().replace("_", "").replace("-", "")
+        known = label in vendors
+        if not known and not _vendor_like(raw_label, match.group(0)):
             continue
         secret = match.group("s").rstrip(".")
         if not (any(c.isdigit() for c in secret) and any(c.isalpha() for c in secret)):
             continue
         if _HASH_OR_UUID_RE.fullmatch(secret) or is_wordlike_token(secret):
             continue
+        entropy = shannon_entropy(secret)
+        if not known and (
+            len(secret) < _UNKNOWN_VENDOR_MIN
+            or entropy < _UNKNOWN_VENDOR_ENTROPY
+            or _capital_word_share(secret) >= 0.5
+        ):
+            continue
         confidence = _keyed_confidence(secret, "token")
-        if confidence is not None and shannon_entropy(secret) >= _MIN_ENTROPY + 0.5:
-            found.append(
-                SecretMatch(
-                    "vendor-labelled-token", match.start("s"), match.end("s"), secret, confidence
-                )
-            )
+        if confidence is not None and entropy >= _MIN_ENTROPY + 0.5:
+            kind = "vendor-labelled-token"
+            found.append(SecretMatch(kind, match.start("s"), match.end("s"), secret, confidence))
     return found
+
+
+# A label the catalogue does not know must stand alone (``cloudsmith: "…"``), be one word
+# that is not a bookkeeping name (ids, hashes, versions, paths …) and carry a long,
+# high-entropy value: a service's name and its key, written the way people note keys down.
+_UNKNOWN_VENDOR_MIN: Final = 24
+_UNKNOWN_VENDOR_ENTROPY: Final = 4.0
+_BOOKKEEPING_TAILS: Final = (
+    "id", "ids", "uid", "uuid", "guid", "hash", "sha", "sha1", "sha256", "md5", "digest",
+    "checksum", "etag", "ref", "rev", "revision", "commit", "version", "ver", "build",
+    "name", "url", "uri", "link", "href", "path", "file", "dir", "image", "img", "tag",
+    "trace", "span", "request", "nonce", "salt", "iv", "serial", "number", "no", "num",
+    "code", "sku", "order", "tracking", "invoice", "ticket", "issue", "slug", "handle",
+    "host", "domain", "email", "mail", "user", "username", "login", "account", "region",
+    "zone", "bucket", "table", "index", "color", "colour", "font", "date", "time", "type",
+    "kind", "mode", "format", "lang", "locale", "label", "title", "note", "notes", "msg",
+    "message", "text", "body", "content", "data", "value", "result", "output", "input",
+    "photo", "video", "audio", "track", "song", "album", "playlist", "channel", "room",
+    "thread", "post", "comment", "doc", "sheet", "page", "item", "product", "cart",
+    "pubkey", "publickey", "public", "cert", "certificate", "fingerprint", "thumbprint",
+    "artifact", "package", "shipment", "parcel", "see", "from", "to", "via", "integrity",
+    "signature", "sig", "mac", "hmac", "crc", "key", "keys", "token", "secret",
+)  # fmt: skip
+_LABEL_WORDS_RE: Final = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+_CAPITAL_WORD_RE: Final = re.compile(r"[A-Z][a-z]{3,}")
+
+
+def _capital_word_share(value: str) -> float:
+    """How much of ``value`` is capitalised words (``SponsoredProductsRemote…``,
+    ``Ed25519.BlindKeySignatures``): code names, where random key material has few."""
+    return sum(map(len, _CAPITAL_WORD_RE.findall(value))) / max(len(value), 1)
+
+
+def _vendor_like(label: str, whole: str) -> bool:
+    """An unknown label that may name a service: one word (``cloudsmith``, ``scraping_bee``),
+    followed by ``:`` or ``=``, its last word not a bookkeeping name."""
+    if not any(sep in whole[len(label) : len(label) + 6] for sep in ":="):
+        return False
+    words = [w.lower() for w in _LABEL_WORDS_RE.findall(label)]
+    if not words or len(words) > 3 or any(w.isdigit() for w in words):
+        return False
+    return not words[-1].endswith(_BOOKKEEPING_TAILS) and words[-1] not in _NOT_VENDORS
