@@ -189,7 +189,7 @@ def community_scan(text: str) -> list[SecretMatch]:
 # ``cloudsmith: "6fd0…"``, ``scraping_bee = '…'``, ``wandb 3f9a…``: a vendor's name, then a
 # token. The name says which service the token opens as surely as ``api_key`` would.
 _VENDOR_LABEL_RE: Final = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?P<k>[A-Za-z][A-Za-z0-9_-]{2,40})[\"']?[ \t]{0,3}(?:[:=]|=>)?[ \t]{0,3}"
+    r"(?:^|[^A-Za-z0-9_.-])(?P<k>[A-Za-z][A-Za-z0-9_-]{2,40})[\"']?[ \t]{0,3}(?:[:=]|=>)?[ \t]{0,3}"
     r"[\"']?(?P<s>[A-Za-z0-9][A-Za-z0-9_+/=.-]{15,200})"
 )
 _HASH_OR_UUID_RE: Final = re.compile(
@@ -215,7 +215,7 @@ def vendor_labelled_scan(text: str) -> list[SecretMatch]:
         raw_label = match.group("k")
         label = raw_label.lower().replace("_", "").replace("-", "")
         known = label in vendors
-        if not known and not _vendor_like(raw_label, match.group(0)):
+        if not known and not _vendor_like(raw_label, text[match.start("k") : match.start("s")]):
             continue
         secret = match.group("s").rstrip(".")
         if not (any(c.isdigit() for c in secret) and any(c.isalpha() for c in secret)):
@@ -257,7 +257,7 @@ _BOOKKEEPING_TAILS: Final = (
     "artifact", "package", "shipment", "parcel", "see", "from", "to", "via", "integrity",
     "signature", "sig", "mac", "hmac", "crc", "key", "keys", "token", "secret",
 )  # fmt: skip
-_LABEL_WORDS_RE: Final = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_LABEL_WORDS_RE: Final = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+")
 
 
 _CAPITAL_WORD_RE: Final = re.compile(r"[A-Z][a-z]{3,}")
@@ -272,7 +272,7 @@ def _capital_word_share(value: str) -> float:
 def _vendor_like(label: str, whole: str) -> bool:
     """An unknown label that may name a service: one word (``cloudsmith``, ``scraping_bee``),
     followed by ``:`` or ``=``, its last word not a bookkeeping name."""
-    if not any(sep in whole[len(label) : len(label) + 6] for sep in ":="):
+    if not any(sep in whole[len(label) :] for sep in ":="):
         return False
     words = [w.lower() for w in _LABEL_WORDS_RE.findall(label)]
     if not words or len(words) > 3 or any(w.isdigit() for w in words):
