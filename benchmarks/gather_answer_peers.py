@@ -10,12 +10,20 @@ committed: the samples belong to their projects; run this script to recreate it)
   (false positive) string literals each rule validates against;
 * Kingfisher ``data/rules/*.yml``: each rule's ``examples`` (positives) and
   ``negative_examples`` where present;
-* detect-secrets ``tests/plugins/*_test.py``: ``(payload, should_flag)`` parameters.
+* detect-secrets ``tests/plugins/*_test.py``: ``(payload, should_flag)`` parameters;
+* trufflehog ``pkg/detectors/*/*_test.go`` (the pattern tests, not the integration ones):
+  each case's ``input`` and ``want``. A positive is the input line that holds a wanted
+  secret (a user pastes a line, not a file). Cases that want nothing are not kept as
+  negatives: they are near misses of one detector's regex (a character too many, one
+  out of its alphabet) that mostly still sit under ``API_KEY=`` or ``token:``, i.e. a
+  credential to anyone but that detector. Trufflehog writes its own detectors and examples, so it is
+  independent of the catalogues measured here (Kingfisher's examples test Kingfisher's
+  rules, which the community catalogue bundles).
 
 Each sample has ``text``, ``label`` (1 secret, 0 not), ``source`` (repository@commit:path),
 ``rule`` and ``half`` (``tuning`` or ``checking``, from a hash of source and text: stable
 across runs). Usage: ``python benchmarks/gather_answer_peers.py --gitleaks DIR
---kingfisher DIR --detect-secrets DIR`` (each a git directory).
+--kingfisher DIR --detect-secrets DIR --trufflehog DIR`` (each a git directory).
 """
 
 from __future__ import annotations
@@ -167,11 +175,78 @@ def detect_secrets(repo: Path) -> Iterator[dict[str, Any]]:
                 yield _sample(text.value, int(flag.value), source, Path(path).stem)
 
 
+_GO_LITERAL = r'`[^`]*`|"(?:[^"\\\n]|\\.)*"'
+_TH_CONST = re.compile(
+    r"(?m)^\s*(?:var\s+|const\s+)?([A-Za-z_]\w*)\s*(?:string\s*)?=\s*(" + _GO_LITERAL + ")"
+)
+_TH_CASE = re.compile(
+    r"\binput:\s*(?P<input>" + _GO_LITERAL + r"|[A-Za-z_]\w*)\s*,[^{}]{0,400}?"
+    r"\bwant:\s*(?P<want>nil|\[\]string\{[^{}]*\}|\[\]string\(nil\))",
+    re.S,
+)
+_TH_WANT_ITEM = re.compile(_GO_LITERAL + r"|[A-Za-z_]\w*")
+_TH_MAX_LINE = 400
+
+
+def _go_literal(raw: str) -> str | None:
+    if raw.startswith("`"):
+        return raw[1:-1]
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _go_value(raw: str, consts: dict[str, str]) -> str | None:
+    if raw[0] in '`"':
+        return _go_literal(raw)
+    return consts.get(raw)
+
+
+def trufflehog(repo: Path) -> Iterator[dict[str, Any]]:
+    """Pattern-test cases of trufflehog's detectors, one input line per sample."""
+    commit = _head(repo)
+    for path in _files(repo, "pkg/detectors/", "_test.go"):
+        if path.endswith("_integration_test.go"):
+            continue
+        code = _git(repo, "show", f"HEAD:{path}")
+        if "input:" not in code:
+            continue
+        consts: dict[str, str] = {}
+        for name, raw in _TH_CONST.findall(code):
+            value = _go_literal(raw)
+            if value is not None:
+                consts[name] = value
+        source = f"trufflehog@{commit[:12]}:{path}"
+        rule = Path(path).parent.name
+        for case in _TH_CASE.finditer(code):
+            text = _go_value(case.group("input"), consts)
+            if not text:
+                continue
+            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+            lines = [ln for ln in lines if len(ln) <= _TH_MAX_LINE]
+            want = case.group("want")
+            wanted = []
+            if want.startswith("[]string{"):
+                for item in _TH_WANT_ITEM.findall(want[len("[]string{") : -1]):
+                    value = _go_value(item, consts)
+                    if value:
+                        wanted.append(value)
+            if wanted:
+                for secret in wanted:
+                    probe = secret.split(":")[-1][:24] if len(secret) > 24 else secret
+                    hits = [ln for ln in lines if probe and probe in ln]
+                    if hits and len(secret) >= 8:
+                        yield _sample(hits[0], 1, source, rule)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gitleaks", type=Path)
     parser.add_argument("--kingfisher", type=Path)
     parser.add_argument("--detect-secrets", type=Path, dest="detect_secrets")
+    parser.add_argument("--trufflehog", type=Path)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     samples: list[dict[str, Any]] = []
@@ -181,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
         samples.extend(kingfisher(args.kingfisher))
     if args.detect_secrets:
         samples.extend(detect_secrets(args.detect_secrets))
+    if args.trufflehog:
+        samples.extend(trufflehog(args.trufflehog))
     # A peer's negative is often another rule's positive ("not a GitLab token" for a
     # GitHub token): a text that any source calls a secret is not kept as a negative.
     positives = {s["text"] for s in samples if s["label"]}

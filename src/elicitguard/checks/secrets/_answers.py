@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from elicitguard.checks.secrets._community import community_scan
+from elicitguard.checks.secrets._community import community_scan, vendor_labelled_scan
 from elicitguard.checks.secrets._decode import json_inside, readings
 from elicitguard.checks.secrets._prose import scan_prose
 from elicitguard.checks.secrets._scan import scan_glued, scan_text, scan_value
@@ -55,6 +55,9 @@ def _direct(text: str, key_name: str | None) -> tuple[SecretMatch, str, str | No
     for phrase in scan_prose(text):
         return phrase.match, "prose", phrase.language
     match = _best(community_scan(text))
+    if match is not None:
+        return match, "community", None
+    match = _best(vendor_labelled_scan(text))
     if match is not None:
         return match, "community", None
     return None

@@ -32,7 +32,8 @@ _MAX_RUNS: Final = 8
 _PERCENT_RE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 _B64_RUN_RE: Final = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN_RE: Final = re.compile(r"(?:[0-9A-Fa-f]{2}){8,}")
-_ESCAPE_RE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})")
+_ESCAPE_RE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[\\\"'/nrt])")
+_SIMPLE_ESCAPES: Final = {"n": "\n", "r": "\r", "t": "\t"}
 _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});")
 
 
@@ -80,7 +81,10 @@ def _percent(text: str) -> str | None:
 
 def _unescape(text: str) -> str | None:
     def one(match: re.Match[str]) -> str:
-        return chr(int(match.group(0)[2:], 16))
+        body = match.group(0)[1:]
+        if len(body) == 1:  # ``\"`` inside a JSON string pasted from source code
+            return _SIMPLE_ESCAPES.get(body, body)
+        return chr(int(body[1:], 16))
 
     decoded = _ESCAPE_RE.sub(one, text)
     return decoded if decoded != text else None

@@ -352,7 +352,7 @@ _NUMBER_RE: Final = re.compile(r"^[0-9]{1,6}$")
 _PATH_OR_URL_RE: Final = re.compile(r"^(?:[~/.]|[a-z][a-z0-9+.-]*://)", re.IGNORECASE)
 
 
-_FILE_OR_PATH_RE: Final = re.compile(r"(?:^|/)[\w-]+\.[A-Za-z][A-Za-z0-9]{1,11}$")
+_FILE_OR_PATH_RE: Final = re.compile(r"(?:^|/)[\w-]+\.(?P<ext>[A-Za-z][A-Za-z0-9]{1,11})$")
 _COLOR_RE: Final = re.compile(r"^#(?:[0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$")
 _PART_SPLIT_RE: Final = re.compile(r"[-_.]+")
 
@@ -379,6 +379,17 @@ def _identifier_like(text: str) -> bool:
     return all(w.isalpha() and len(w) >= 3 for w in words[:-1]) and (
         words[-1].isalpha() or words[-1].isdigit()
     )
+
+
+def _file_name(text: str) -> bool:
+    """``cert.p12``, ``app-k8s.yml``, ``s_rsa1024_priv.pem``: a name and an extension. An
+    extension is one case and holds a digit or two at most (``mp4``, ``h264``); a dotted
+    token such as ``4N4VTAX5….KH83JBNN7F3`` is not a file name."""
+    match = _FILE_OR_PATH_RE.search(text)
+    if match is None:
+        return False
+    ext = match.group("ext")
+    return sum(c.isdigit() for c in ext) <= 2 and (ext.islower() or ext.isupper())
 
 
 _WORD_PATH_PART_RE: Final = re.compile(r"[a-z0-9._-]*")
@@ -416,7 +427,7 @@ def _keyed_confidence(value: str, key_name: str) -> str | None:
         return None
     if _PLAIN_WORD_RE.match(text) and len(text) < 24:
         return None
-    if _FILE_OR_PATH_RE.search(text) or _word_path(text) or _COLOR_RE.match(text):
+    if _file_name(text) or _word_path(text) or _COLOR_RE.match(text):
         return None
     if _identifier_like(text) or has_filler_run(text):
         return None

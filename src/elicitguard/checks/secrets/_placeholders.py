@@ -196,3 +196,32 @@ def is_placeholder(value: str) -> bool:
     if words and all(w in _PLACEHOLDER_WORDS for w in words):
         return True
     return _is_repetitive(text) or _is_sequential(text)
+
+
+_LETTER_RUN_RE: Final = re.compile(r"[A-Za-z]+")
+# Base32 alphabets (AWS key ids) are one case by design: 16 random characters of one hold
+# no digit one time in thirty; 24 letters of one case and no digit are text.
+_SINGLE_CASE_LETTERS: Final = 24
+_TOKEN_PART_RE: Final = re.compile(r"[^A-Za-z0-9]+")
+
+
+def is_wordlike_token(value: str, length: int = 16) -> bool:
+    """True when a long token-shaped ``value`` is written text, not random key material.
+
+    Key material drawn from letters and digits holds digits and mixes its cases: 24 random
+    characters from ``[A-Z0-9]`` hold no digit once in two thousand draws, and from
+    ``[A-Za-z0-9]`` are never a single case. A long value of letters in one case only
+    (``API-VIRHEKAPSELOINTIMERKKIJONO``, a word in capitals after a vendor's prefix) or
+    made of words (``gloas-checking_Length-Is-_exactly_64``) is text that happens to fit
+    a format's alphabet. Short values are left to the other judgements.
+    """
+    if len(value) < length:
+        return False
+    parts = [p for p in _TOKEN_PART_RE.split(value) if p]
+    words = [p for p in parts if p.isalpha() and 2 <= len(p) <= 12]
+    if len(words) >= 4 and sum(map(len, words)) >= 0.7 * sum(map(len, parts)):
+        return True
+    if any(c.isdigit() for c in value):
+        return False
+    letters = "".join(_LETTER_RUN_RE.findall(value))
+    return len(letters) >= _SINGLE_CASE_LETTERS and (letters.isupper() or letters.islower())

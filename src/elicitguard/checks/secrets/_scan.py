@@ -27,6 +27,7 @@ from elicitguard.checks.secrets._placeholders import (
     _is_sequential,
     has_filler_run,
     is_placeholder,
+    is_wordlike_token,
 )
 from elicitguard.checks.secrets._types import CatalogueEntry, SecretMatch
 from elicitguard.checks.secrets._validators import _CHECKSUMS, _STRUCTURES, shannon_entropy
@@ -51,16 +52,23 @@ def _judge(entry: CatalogueEntry, match: Any, regex: Any, secret: str) -> str | 
     if entry.structure == "labelled-token":
         return labelled_confidence(match.group(regex.groupindex["k"]), secret)
     if entry.structure and not _STRUCTURES[entry.structure](secret):
-        return None
+        if entry.structure not in _SOFT_STRUCTURES:
+            return None
+        return "medium"  # the shape is unmistakable even when its inner structure is not
     if entry.entropy and shannon_entropy(secret) < entry.entropy:
         return None
-    if entry.structure != "url-password" and (is_placeholder(secret) or _filler_tail(secret)):
+    if entry.structure != "url-password" and (
+        is_placeholder(secret) or _filler_tail(secret) or is_wordlike_token(secret)
+    ):
         return None
     if entry.check and not _CHECKSUMS[entry.check](secret):
         return "medium"
     return entry.confidence
 
 
+# Structures whose failure lowers the confidence instead of dropping the find: a Discord
+# token's three dotted segments are distinctive whatever its first segment decodes to.
+_SOFT_STRUCTURES: Final = frozenset({"discord-token"})
 _TAIL_SPLIT_RE: Final = re.compile(r"[_.-]")
 
 
