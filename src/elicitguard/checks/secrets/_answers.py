@@ -10,10 +10,14 @@ value only for the caller's keyed fingerprint.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+
+import re2
 
 from elicitguard.checks.secrets._community import community_scan, vendor_labelled_scan
 from elicitguard.checks.secrets._decode import json_inside, readings
@@ -82,7 +86,40 @@ def _hidden_cached(text: str, key_name: str | None) -> HiddenSecret | None:
     return _hidden(text, key_name)
 
 
+# What an encoded file starts with once its base64 is undone: an image or an archive pasted
+# into a field is data; the vendor prefixes glued tokens are looked for ("EAAA", "AKIA")
+# occur by chance inside a long run of base64, so such a run is not searched for them.
+_FILE_MAGIC = (
+    b"\x89PNG",
+    b"\xff\xd8\xff",
+    b"GIF8",
+    b"%PDF",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"RIFF",
+    b"\x00\x00\x00",
+    b"<svg",
+    b"<?xml",
+)
+_BASE64_RUN = re2.compile(r"(?:data:[\w/+.-]+;base64,)?([A-Za-z0-9+/]{64,}={0,2})")
+
+
+def _encoded_file(text: str) -> bool:
+    """Whether ``text`` is one base64 run (or data: URL) that decodes to a known file type."""
+    match = _BASE64_RUN.fullmatch(text.strip())
+    if match is None:
+        return False
+    body = match.group(1)
+    try:
+        head = base64.b64decode(body[:64] + "=" * (-len(body[:64]) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return head.startswith(_FILE_MAGIC)
+
+
 def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
+    if _encoded_file(text):
+        return None
     found = _direct(text, None)
     if found is not None and found[1] != "value":
         return HiddenSecret(found[0], found[1], found[2])
