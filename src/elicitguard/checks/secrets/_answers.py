@@ -23,6 +23,7 @@ from elicitguard.checks.secrets._community import community_scan, vendor_labelle
 from elicitguard.checks.secrets._decode import json_inside, readings
 from elicitguard.checks.secrets._prose import scan_prose
 from elicitguard.checks.secrets._scan import scan_glued, scan_text, scan_value
+from elicitguard.checks.secrets._shapes import printed_card, seed_phrase
 from elicitguard.checks.secrets._types import SecretMatch
 
 __all__ = ["HiddenSecret", "hidden_secret", "nested_secret", "split_secret"]
@@ -39,7 +40,7 @@ class HiddenSecret:
     """A credential found off the plain path, and how it was hidden."""
 
     match: SecretMatch
-    how: str  # "glued", "decoded", "prose", "nested", "split", "community"
+    how: str  # "glued", "decoded", "prose", "nested", "split", "community", "shape"
     language: str | None = None
 
 
@@ -120,6 +121,9 @@ def _encoded_file(text: str) -> bool:
 def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
     if _encoded_file(text):
         return None
+    shaped = seed_phrase(text) or printed_card(text)
+    if shaped is not None:
+        return HiddenSecret(shaped, "shape", None)
     found = _direct(text, None)
     if found is not None and found[1] != "value":
         return HiddenSecret(found[0], found[1], found[2])

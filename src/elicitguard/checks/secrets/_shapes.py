@@ -1,0 +1,83 @@
+"""Secrets known by their shape alone, in any field: a wallet seed phrase, a printed card.
+
+Most credentials are known by a format a vendor chose (a prefix, a checksum). Two secrets a
+user may paste into any box have none, yet a shape nothing harmless shares: a BIP39 recovery
+phrase (12 to 24 words, every one from the standard's 2048-word list; the wordlists and the
+checksum come from Trezor's ``mnemonic`` package, the reference implementation), and a payment
+card number printed in its groups ("4539 1488 0343 6467": Luhn-valid, a known issuer). Ungrouped
+digits need a field about cards (an order number can pass Luhn); processors' published test
+cards are never live credentials.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Final
+
+from stdnum import luhn
+
+from elicitguard.checks.secrets._types import SecretMatch
+
+PUBLISHED_TEST_PANS: Final = frozenset(
+    (
+        "4111111111111111",
+        "4242424242424242",
+        "4012888888881881",
+        "4000056655665556",
+        "5555555555554444",
+        "5105105105105100",
+        "5200828282828210",
+        "378282246310005",
+        "371449635398431",
+        "6011111111111117",
+        "3530111333300000",
+    )
+)
+"""Card numbers that payment processors publish for testing; never a live credential."""
+
+_PHRASE_LENGTHS: Final = frozenset((12, 15, 18, 21, 24))
+_LATIN_WORDLISTS: Final = ("english", "spanish", "french", "italian", "portuguese", "czech")
+_GROUPED: Final = re.compile(r"^\d{4}(?:[ -]\d{4}){3}$|^\d{4}[ -]\d{6}[ -]\d{5}$")
+_ISSUER: Final = re.compile(
+    r"^(?:4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|6(?:011|5|4[4-9])|35|3[068])"
+)
+"""Issuer prefixes: Visa, Mastercard (both ranges), American Express, Discover, JCB, Diners."""
+
+
+@functools.cache
+def _wordlists() -> tuple[tuple[str, frozenset[str]], ...]:
+    """The BIP39 wordlists (loaded once, on the first phrase-shaped text)."""
+    from mnemonic import Mnemonic
+
+    return tuple((lang, frozenset(Mnemonic(lang).wordlist)) for lang in _LATIN_WORDLISTS)
+
+
+def seed_phrase(text: str) -> SecretMatch | None:
+    """A BIP39 recovery phrase: high confidence with a valid checksum, medium without."""
+    words = text.casefold().split()
+    if len(words) not in _PHRASE_LENGTHS or len(set(words)) < len(words) // 2:
+        return None
+    for lang, wordlist in _wordlists():
+        if all(word in wordlist for word in words):
+            from mnemonic import Mnemonic
+
+            try:
+                valid = Mnemonic(lang).check(" ".join(words))
+            except (ValueError, LookupError):
+                valid = False
+            return SecretMatch("recovery-phrase", 0, len(text), text, "high" if valid else "medium")
+    return None
+
+
+def printed_card(text: str) -> SecretMatch | None:
+    """A live-looking card number written in its printed groups."""
+    stripped = text.strip()
+    if _GROUPED.match(stripped) is None:
+        return None
+    digits = re.sub(r"[ -]", "", stripped)
+    if digits in PUBLISHED_TEST_PANS or _ISSUER.match(digits) is None:
+        return None
+    if not luhn.is_valid(digits):
+        return None
+    return SecretMatch("payment-card-number", 0, len(text), stripped, "high")
