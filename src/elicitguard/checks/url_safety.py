@@ -34,6 +34,7 @@ from elicitguard.checks.secrets import (
     scan_whole_urls,
     shannon_entropy,
 )
+from elicitguard.checks.url_facts import UrlFacts, facts_of
 from elicitguard.checks.urls import ParsedUrl, UrlComponent, host_in, is_loopback_host, parse_url
 
 __all__ = [
@@ -92,8 +93,12 @@ _ALWAYS_DANGEROUS: Final = frozenset(
 )
 
 
+def _parsed_of(url: UrlFacts | ParsedUrl) -> ParsedUrl:
+    return url.parsed if isinstance(url, UrlFacts) else url
+
+
 def insecure_scheme(
-    parsed: ParsedUrl,
+    url: UrlFacts | ParsedUrl,
     *,
     environment: str,
     dev_hosts: Sequence[str],
@@ -104,6 +109,7 @@ def insecure_scheme(
     ``javascript:``, ``data:``, ``file:``, ``vbscript:``, ``ftp:``, ``ws:`` and similar are
     reported in every environment. The host checked is the one after any ``user@``.
     """
+    parsed = _parsed_of(url)
     scheme = parsed.scheme
     if scheme == "https":
         return []
@@ -480,9 +486,8 @@ _FIRST_MARKERS: Final[dict[str, tuple[int, ...]]] = {
 }
 
 
-@functools.lru_cache(maxsize=8192)
-def _signed_family(parsed: ParsedUrl) -> tuple[_Family, str] | None:
-    params = parsed.query_params()
+def _signed_family(facts: UrlFacts) -> tuple[_Family, str] | None:
+    params = facts.query_params
     if not params:
         return None
     candidates = sorted(
@@ -490,7 +495,7 @@ def _signed_family(parsed: ParsedUrl) -> tuple[_Family, str] | None:
     )
     for index in candidates:
         family = _FAMILIES[index]
-        marker = _family_matches(family, params, parsed.host)
+        marker = _family_matches(family, params, facts.parsed.host)
         if marker is not None:
             return family, marker
     return None
@@ -557,17 +562,17 @@ def _auth_path_link(parsed: ParsedUrl, segments: list[str]) -> UrlIssue | None:
     return None
 
 
-@functools.lru_cache(maxsize=8192)
-def _preauth_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
-    found = _signed_family(parsed)
+def _preauth(facts: UrlFacts) -> tuple[UrlIssue, ...]:
+    parsed = facts.parsed
+    found = facts.derive(_signed_family)
     if found is not None:
         family, marker = found
         kind = "magic-link" if family in _MAGIC else "signed-url"
         location = _param_location(parsed, marker)
-        value = parsed.query_params().get(marker)
+        value = facts.query_params.get(marker)
         detail = f"{family.name} ({family.id})"
         return (UrlIssue(kind, location, detail, value, what=f"{family.name} ({family.id})"),)
-    segments = parsed.path_segments()
+    segments = facts.path_segments
     for finder in (_one_time_param, _django_reset, _auth_path_link):
         issue = finder(parsed, segments)
         if issue is not None:
@@ -575,7 +580,7 @@ def _preauth_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
     # A signed or one-time link wrapped in a parameter (``?next=<encoded URL>``), however
     # many times it was percent-encoded, is as live as the outer one.
     for location, inner in parsed.nested_urls():
-        for issue in _preauth_cached(parse_url(inner)) if inner != parsed.raw else ():
+        for issue in facts_of(parse_url(inner)).derive(_preauth) if inner != parsed.raw else ():
             return (
                 UrlIssue(
                     issue.kind,
@@ -589,9 +594,9 @@ def _preauth_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
     return ()
 
 
-def preauthenticated_url(parsed: ParsedUrl) -> list[UrlIssue]:
+def preauthenticated_url(url: UrlFacts | ParsedUrl) -> list[UrlIssue]:
     """EG305: signed URLs (AWS, GCS, Azure SAS, CloudFront …) and magic, reset or login links."""
-    return list(_preauth_cached(parsed))
+    return list(facts_of(url).derive(_preauth))
 
 
 # --------------------------------------------------------------------------- EG303
@@ -717,11 +722,11 @@ def _dedupe(issues: list[UrlIssue]) -> list[UrlIssue]:
     return list(best.values())
 
 
-@functools.lru_cache(maxsize=8192)
-def _credentials_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
-    signed = _signed_family(parsed) is not None
+def _credentials(facts: UrlFacts) -> tuple[UrlIssue, ...]:
+    parsed = facts.parsed
+    signed = facts.derive(_signed_family) is not None
     # The token of a magic, reset or one-time link is EG305's finding, not a second EG303.
-    preauth = {issue.location for issue in _preauth_cached(parsed)}
+    preauth = {issue.location for issue in facts.derive(_preauth)}
     # A value that finally decodes to a placeholder (``%2524%257BTOKEN%257D``) is one.
     preauth.update(
         comp.location.removesuffix(">decoded")
@@ -783,7 +788,7 @@ def _bare_key_issues(comp: UrlComponent, keywords: tuple[str, ...]) -> list[UrlI
     ]
 
 
-def credentials_in_url(parsed: ParsedUrl) -> list[UrlIssue]:
+def credentials_in_url(url: UrlFacts | ParsedUrl) -> list[UrlIssue]:
     """EG303: a userinfo password, any catalogue secret, or a value under a secret key name.
 
     Benign OAuth and tracking parameters are never reported by name; an OAuth ``code`` is a
@@ -791,7 +796,7 @@ def credentials_in_url(parsed: ParsedUrl) -> list[UrlIssue]:
     signed URL and the token of a magic, reset or one-time link are left to
     :func:`preauthenticated_url`.
     """
-    return list(_credentials_cached(parsed))
+    return list(facts_of(url).derive(_credentials))
 
 
 # --------------------------------------------------------------------------- EG304
@@ -807,11 +812,10 @@ def _has_digit(value: str) -> bool:
     return any(c.isdigit() for c in value)
 
 
-@functools.lru_cache(maxsize=8192)
-def _pii_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
+def _pii(facts: UrlFacts) -> tuple[UrlIssue, ...]:
     issues: list[UrlIssue] = []
     seen: set[str] = set()
-    for comp in parsed.parts:
+    for comp in facts.parsed.parts:
         location = comp.location
         if location in {"host", "port"} or location.endswith((">host", ">port")):
             continue
@@ -839,9 +843,9 @@ def _pii_cached(parsed: ParsedUrl) -> tuple[UrlIssue, ...]:
     return tuple(issues)
 
 
-def pii_in_url(parsed: ParsedUrl) -> list[UrlIssue]:
+def pii_in_url(url: UrlFacts | ParsedUrl) -> list[UrlIssue]:
     """EG304: emails, phone numbers, card numbers, IBANs, SSNs, national ids and similar."""
-    return list(_pii_cached(parsed))
+    return list(facts_of(url).derive(_pii))
 
 
 # --------------------------------------------------------------------------- EG306
@@ -881,13 +885,13 @@ _HANDLE_KEYS: Final = frozenset(
 )
 
 
-def binding_handle(parsed: ParsedUrl) -> bool:
+def binding_handle(url: UrlFacts | ParsedUrl) -> bool:
     """EG306: True when the URL carries an unguessable handle tying the flow to its user.
 
     That is the ``eg_bind`` parameter with a value, a random opaque path segment, or a random
     value under a state- or handle-like key (``state``, ``flow_id``, ``elicitation_id`` …).
     """
-    for location, key, value in parsed.parts:
+    for location, key, value in _parsed_of(url).parts:
         if ">" in location:
             continue
         profile = _key(key) if key is not None else None

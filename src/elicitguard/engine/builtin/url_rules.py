@@ -1,7 +1,9 @@
 """Checks for URL-mode safety (EG301-EG306) and clickable URLs in forms (EG202).
 
 Thin adapters over :mod:`elicitguard.checks.url_safety`: the ``url`` of every URL-mode
-request is parsed once per message (:func:`message_url`, shared with the EG4xx checks)
+request becomes one :class:`~elicitguard.checks.url_facts.UrlFacts` per message
+(:func:`message_facts`, shared with the EG4xx checks), from which each check reads the parts
+it needs,
 wherever the extractor finds one headed to the user: pushed ``elicitation/create`` requests in both push eras,
 task-augmented requests, entries of a ``-32042`` error's ``data.elicitations``, and
 ``inputRequests`` of an ``InputRequiredResult`` or an ``input_required`` task.
@@ -25,6 +27,7 @@ from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.local_network import local_target
 from elicitguard.checks.redirect_params import redirect_issues
 from elicitguard.checks.secrets import scan_value
+from elicitguard.checks.url_facts import UrlFacts, protected_domains_for, url_facts
 from elicitguard.checks.url_safety import (
     UrlIssue,
     binding_handle,
@@ -39,13 +42,12 @@ from elicitguard.checks.urls import (
     find_urls_in_text,
     host_in,
     is_loopback_host,
-    parse_url,
 )
 from elicitguard.engine.builtin.form_rules import FormParams
 from elicitguard.engine.context import CheckContext, CheckParams, check
 from elicitguard.protocol.items import Item, ItemKind
 
-__all__ = ["message_url"]
+__all__ = ["message_facts"]
 
 Params = Mapping[str, Any]
 
@@ -92,23 +94,27 @@ def _pointer(item: Item) -> str:
     return item.pointer + "/url"
 
 
-def message_url(url: str, ctx: CheckContext) -> ParsedUrl:
-    """``url`` parsed once per message and shared by every EG3xx and EG4xx check.
+_FACTS_KEY: Final = "urls.facts"
 
-    ``parse_url`` also caches by URL, but only up to 8 KiB; the per-message cache keeps a
-    long URL from being split again by each of a dozen checks.
+
+def message_facts(url: str, ctx: CheckContext) -> UrlFacts:
+    """The facts of ``url``, built once per message and shared by every EG3xx and EG4xx check.
+
+    :func:`url_facts` also shares them between messages, but only up to 8 KiB; the
+    per-message table keeps a long URL from being split again by each of a dozen checks,
+    and works out the protected domains (which the host analysis needs) once.
     """
-    key = "urls.parsed:" + url if len(url) <= 256 else f"urls.parsed:{hash(url)}:{len(url)}"
-    cached = ctx.cache.get(key)
-    if isinstance(cached, ParsedUrl) and cached.raw == url:
-        return cached
-    parsed = parse_url(url)
-    ctx.cache[key] = parsed
-    return parsed
+    table = ctx.cache.get(_FACTS_KEY)
+    if table is None:
+        table = ctx.cache[_FACTS_KEY] = {}
+    facts: UrlFacts | None = table.get(url)
+    if facts is None:
+        facts = table[url] = url_facts(url, protected_domains_for(ctx.server, ctx.lists))
+    return facts
 
 
-def _parsed(url: str, ctx: CheckContext, *, web_only: bool = False) -> ParsedUrl | None:
-    """The parsed URL when it has a host (``web_only``: and is http or https), else ``None``.
+def _parsed(url: str, ctx: CheckContext, *, web_only: bool = False) -> UrlFacts | None:
+    """The URL's facts when it has a host (``web_only``: and is http or https), else ``None``.
 
     Credentials and personal data are looked for in any URL with a host (an
     ``ftp://user:password@host`` carries a password whatever EG301 says of its scheme);
@@ -116,12 +122,13 @@ def _parsed(url: str, ctx: CheckContext, *, web_only: bool = False) -> ParsedUrl
     """
     if len(url) > _LENGTH_LIMIT:
         return None
-    parsed = message_url(url, ctx)
+    facts = message_facts(url, ctx)
+    parsed = facts.parsed
     if not parsed.has_authority or not parsed.host:
         return None
     if web_only and parsed.scheme not in ("http", "https"):
         return None
-    return parsed
+    return facts
 
 
 def _safe_name(key: str | None) -> str | None:
@@ -228,10 +235,11 @@ def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iter
     url = _url(item)
     if url is None or len(url) > _LENGTH_LIMIT:
         return
-    parsed = message_url(url, ctx)
+    facts = message_facts(url, ctx)
+    parsed = facts.parsed
     allowed_in = _list(params, "allow_http_loopback_in", ("dev",))
     for issue in insecure_scheme(
-        parsed,
+        facts,
         environment=ctx.environment,
         dev_hosts=ctx.lists.get("dev_hosts", ()),
         allow_http_loopback_in=allowed_in,
@@ -276,12 +284,12 @@ def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator
 def credentials_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG303: a userinfo password, a catalogue secret or a secret-named value in the URL."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
     code_action = _action(params, "oauth_code_action", Action.WARN)
-    for issue in credentials_in_url(parsed):
-        where = _where(issue, _key_of(parsed, issue))
+    for issue in credentials_in_url(facts):
+        where = _where(issue, _key_of(facts.parsed, issue))
         if issue.kind == "oauth-code":
             yield Hit(
                 pointer=_pointer(item),
@@ -331,15 +339,15 @@ _PII_WORDS: Final = {
 def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG304: personal data (emails, phones, cards, IBANs, national ids …) in the URL."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
-    for issue in pii_in_url(parsed):
+    for issue in pii_in_url(facts):
         yield Hit(
             pointer=_pointer(item),
             args={
                 "what": _PII_WORDS.get(issue.kind) or _national_id_words(issue.kind),
-                "where": _where(issue, _key_of(parsed, issue)),
+                "where": _where(issue, _key_of(facts.parsed, issue)),
             },
             value=issue.value,
         )
@@ -352,15 +360,15 @@ def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
 def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG305: a signed URL (AWS, GCS, Azure SAS, CloudFront …) or a magic, reset or login link."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
-    for issue in preauthenticated_url(parsed):
+    for issue in preauthenticated_url(facts):
         yield Hit(
             pointer=_pointer(item),
             args={
                 "what": issue.what or "a signed URL",
-                "where": _where(issue, _key_of(parsed, issue)),
+                "where": _where(issue, _key_of(facts.parsed, issue)),
             },
             value=issue.value,
         )
@@ -373,10 +381,10 @@ def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Ite
 def unbound_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG306: a URL-mode target with no unguessable handle tying the flow to its user."""
     url = _url(item)
-    parsed = _parsed(url, ctx, web_only=True) if url is not None else None
-    if parsed is None or parsed.problems:
+    facts = _parsed(url, ctx, web_only=True) if url is not None else None
+    if facts is None or facts.parsed.problems:
         return
-    if not binding_handle(parsed):
+    if not binding_handle(facts):
         yield Hit(pointer=_pointer(item), value=url)
 
 
@@ -395,9 +403,10 @@ class LocalNetworkParams(CheckParams):
 def local_network_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG307: a URL-mode target on the user's own machine or network (any scheme with a host)."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
+    parsed = facts.parsed
     target = local_target(parsed.host)
     if target is None:
         return
@@ -428,11 +437,11 @@ class RedirectParams(CheckParams):
 def redirect_params_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG308: a script URL in a parameter, or a redirect parameter to another site."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
     cross_action = _action(params, "cross_site_action", Action.WARN)
-    for issue in redirect_issues(parsed):
+    for issue in redirect_issues(facts):
         name = _safe_name(issue.key)
         where = f"the parameter `{name}`" if name else "a parameter"
         if issue.kind == "script-url":
