@@ -23,6 +23,7 @@ import functools
 import re
 from typing import Final, NamedTuple
 
+from elicitguard.checks.schemes import SCRIPT_SCHEMES
 from elicitguard.checks.url_facts import UrlFacts, facts_of, site_of
 from elicitguard.checks.urls import ParsedUrl, parse_url
 
@@ -60,7 +61,6 @@ _OAUTH_REDIRECTS: Final = frozenset(
     _norm(n) for n in ("redirect_uri", "redirect_url", "callback", "post_logout_redirect_uri")
 )
 _OAUTH_MARKERS: Final = frozenset(_norm(n) for n in ("client_id", "response_type", "scope"))
-_SCRIPT_SCHEMES: Final = frozenset({"javascript", "vbscript", "livescript", "mocha"})
 _SCHEME_RE: Final = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _TAB_OR_NEWLINE: Final = re.compile(r"[\t\n\r]")
 _C0_AND_SPACE: Final = "".join(chr(c) for c in range(0x21))
@@ -118,7 +118,7 @@ def _redirects(facts: UrlFacts) -> tuple[RedirectIssue, ...]:
         scheme = _scheme(text)
         name = _norm(key)
         redirect_named = name in REDIRECT_NAMES
-        if scheme in _SCRIPT_SCHEMES or (scheme == "data" and redirect_named):
+        if scheme in SCRIPT_SCHEMES or (scheme == "data" and redirect_named):
             if ("script-url", key) not in seen:
                 seen.add(("script-url", key))
                 out.append(RedirectIssue("script-url", key, scheme, value))

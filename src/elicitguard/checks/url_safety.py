@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from elicitguard.checks.pii import pii_context, scan_pii
+from elicitguard.checks.schemes import NEVER_ALLOWED_SCHEMES
 from elicitguard.checks.secrets import (
     catalogue,
     could_match,
@@ -73,25 +74,6 @@ class UrlIssue:
 
 # --------------------------------------------------------------------------- EG301
 
-_ALWAYS_DANGEROUS: Final = frozenset(
-    {
-        "javascript",
-        "data",
-        "file",
-        "vbscript",
-        "ftp",
-        "ftps",
-        "ws",
-        "blob",
-        "filesystem",
-        "about",
-        "view-source",
-        "jar",
-        "livescript",
-        "mocha",
-    }
-)
-
 
 def _parsed_of(url: UrlFacts | ParsedUrl) -> ParsedUrl:
     return url.parsed if isinstance(url, UrlFacts) else url
@@ -115,7 +97,7 @@ def insecure_scheme(
         return []
     if not scheme:
         return [UrlIssue("no-scheme", "scheme", "the URL has no scheme; only https is allowed")]
-    if scheme in _ALWAYS_DANGEROUS:
+    if scheme in NEVER_ALLOWED_SCHEMES:
         return [UrlIssue("dangerous-scheme", "scheme", f"the {scheme}: scheme is never allowed")]
     if scheme == "http":
         if environment in allow_http_loopback_in and (

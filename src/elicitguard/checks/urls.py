@@ -41,6 +41,7 @@ from rfc3986 import misc as _rfc3986
 
 from elicitguard.checks.domains._psl import is_known_tld
 from elicitguard.checks.ip_literals import effective_address, ends_in_number, parse_ip
+from elicitguard.checks.schemes import AUTHORITY_SCHEMES, WEB_SCHEMES
 
 __all__ = [
     "ParsedUrl",
@@ -58,10 +59,6 @@ _MAX_CACHED_URL: Final = 8192
 _MAX_PARSED_URL: Final = 65536
 _MAX_COMPONENTS: Final = 512
 _NESTED_JSON_DEPTH: Final = 3
-_COMMON_SCHEMES: Final = frozenset({"https", "http"})
-_AUTHORITY_SCHEMES: Final = frozenset(
-    {"http", "https", "ws", "wss", "ftp", "ftps", "sftp", "ssh", "git", "file"}
-)
 
 
 class UrlComponent(NamedTuple):
@@ -563,7 +560,7 @@ def _parse(url: str, *, nested: bool = False) -> ParsedUrl:
     scheme = scheme_raw.lower() if scheme_raw else ""
     if not scheme:
         problems.append("not-absolute")
-    elif scheme not in _COMMON_SCHEMES and not _rfc3986.SCHEME_MATCHER.match(scheme):
+    elif scheme not in WEB_SCHEMES and not _rfc3986.SCHEME_MATCHER.match(scheme):
         problems.append("bad-scheme")
     user = password = None
     host = ""
@@ -594,10 +591,10 @@ def _parse(url: str, *, nested: bool = False) -> ParsedUrl:
             components.append(new(UrlComponent, ("host", None, host)))
         if port is not None:
             components.append(new(UrlComponent, ("port", None, str(port))))
-    elif scheme in _AUTHORITY_SCHEMES:
+    elif scheme in AUTHORITY_SCHEMES:
         problems.append("no-host")
     if path:
-        if "\\" in path and scheme in _AUTHORITY_SCHEMES:
+        if "\\" in path and scheme in AUTHORITY_SCHEMES:
             problems.append(
                 "backslash-in-authority" if path.startswith("\\") else "backslash-in-path"
             )

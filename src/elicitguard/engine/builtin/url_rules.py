@@ -26,6 +26,7 @@ from elicitguard.base.decision import Action, Hit, Severity
 from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.local_network import local_target
 from elicitguard.checks.redirect_params import redirect_issues
+from elicitguard.checks.schemes import AUTOLINKED_SCHEMES, DANGEROUS_LINK_SCHEMES, NAMED_SCHEMES
 from elicitguard.checks.secrets import scan_value
 from elicitguard.checks.url_facts import UrlFacts, protected_domains_for, url_facts
 from elicitguard.checks.url_safety import (
@@ -51,32 +52,6 @@ __all__ = ["message_facts"]
 
 Params = Mapping[str, Any]
 
-#: Schemes named in messages; any other scheme is "a non-https scheme" (never echoed).
-_KNOWN_SCHEMES: Final = frozenset(
-    {
-        "http",
-        "javascript",
-        "data",
-        "file",
-        "vbscript",
-        "ftp",
-        "ftps",
-        "ws",
-        "wss",
-        "blob",
-        "filesystem",
-        "about",
-        "view-source",
-        "jar",
-        "mailto",
-        "tel",
-        "sms",
-        "intent",
-        "ssh",
-        "git",
-        "sftp",
-    }
-)
 _NAME_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.\-\[\]]{0,39}")
 _LENGTH_LIMIT: Final = 8192
 
@@ -246,7 +221,7 @@ def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iter
     ):
         if issue.kind == "no-scheme":
             continue  # a relative URL is EG302's (and EG107's) finding
-        scheme = f"{parsed.scheme}:" if parsed.scheme in _KNOWN_SCHEMES else "a non-https scheme"
+        scheme = f"{parsed.scheme}:" if parsed.scheme in NAMED_SCHEMES else "a non-https scheme"
         where = "outside loopback hosts" if ctx.environment in allowed_in else "outside development"
         text = _SCHEME_WORDS.get(issue.kind, "{scheme} instead of https")
         yield Hit(
@@ -445,7 +420,7 @@ def redirect_params_check(item: Item, ctx: CheckContext, params: Params) -> Iter
         name = _safe_name(issue.key)
         where = f"the parameter `{name}`" if name else "a parameter"
         if issue.kind == "script-url":
-            scheme = issue.scheme if issue.scheme in _KNOWN_SCHEMES else "a script"
+            scheme = issue.scheme if issue.scheme in NAMED_SCHEMES else "a script"
             detail = (
                 f"{where} holds a {scheme}: URL, which runs in the target site if it "
                 "redirects there"
@@ -561,12 +536,6 @@ def _form_texts(item: Item) -> Iterator[tuple[str, str, str]]:
                 yield from _field_texts(str(name), prop, pointer)
 
 
-#: Schemes auto-linking renderers (GitHub-flavoured Markdown, linkify-it) make clickable in
-#: plain text, and schemes that are dangerous as soon as a Markdown link carries them.
-_LINKED_SCHEMES: Final = frozenset({"http", "https", "ftp", "ftps", "mailto", "xmpp"})
-_DANGEROUS_SCHEMES: Final = frozenset({"javascript", "vbscript", "data", "file", "blob"})
-
-
 def _clickable(url: str, text: str) -> bool:
     """True when a renderer would make ``url`` a link in ``text``.
 
@@ -577,15 +546,15 @@ def _clickable(url: str, text: str) -> bool:
     """
     head, colon, _ = url.partition(":")
     scheme = head.lower() if colon and "/" not in head and "." not in head else ""
-    if not scheme or scheme in _LINKED_SCHEMES or scheme in _DANGEROUS_SCHEMES:
+    if not scheme or scheme in AUTOLINKED_SCHEMES or scheme in DANGEROUS_LINK_SCHEMES:
         return True
     return f"]({url}" in text or f"<{url}" in text
 
 
 def _kind_of_link(url: str) -> str:
     head = url.split(":", 1)[0].lower() if ":" in url else ""
-    if "://" in url or head in _KNOWN_SCHEMES:
-        return f"a {head}: URL" if head in _KNOWN_SCHEMES else "a URL"
+    if "://" in url or head in NAMED_SCHEMES:
+        return f"a {head}: URL" if head in NAMED_SCHEMES else "a URL"
     return "a bare web address"
 
 
