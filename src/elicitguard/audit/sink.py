@@ -1,7 +1,7 @@
 """Audit sinks: structlog loggers that write one JSON object per line.
 
 No global structlog configuration is touched: each sink is its own bound logger with its
-own processor chain (redact, seal, render: :mod:`elicitguard.audit.processors`), so
+own processor chain (stamp, redact, seal, render: :mod:`elicitguard.audit.processors`), so
 embedding elicitguard never changes an application's logging.
 """
 
@@ -16,7 +16,14 @@ from typing import IO, Any
 import structlog
 
 from elicitguard.audit.chain import ChainState, ChainWriter, read_tail_state
-from elicitguard.audit.processors import Processor, RedactEvent, RedactRecord, Seal, render_json
+from elicitguard.audit.processors import (
+    Processor,
+    RedactEvent,
+    RedactRecord,
+    Seal,
+    Stamp,
+    render_json,
+)
 from elicitguard.audit.redact import Redactor
 from elicitguard.base.keys import KeyRing
 
@@ -68,10 +75,10 @@ class AuditSink:
         writer = _LineWriter(stream) if stream is not None else None
         # bind() once: the lazy proxy wrap_logger returns would build a logger per record.
         self._records = structlog.wrap_logger(
-            writer, processors=[RedactRecord(redact), self._seal, renderer]
+            writer, processors=[Stamp(), RedactRecord(redact), self._seal, renderer]
         ).bind()
         self._events = structlog.wrap_logger(
-            writer, processors=[RedactEvent(redact), self._seal, renderer]
+            writer, processors=[Stamp(), RedactEvent(redact), self._seal, renderer]
         ).bind()
         self.enabled = stream is not None
         self.path = path
