@@ -36,7 +36,10 @@ It needs no web framework: it wraps ``receive`` and ``send``.
 The middleware is :mod:`elicitguard.integrations.asgi`; the response side is
 :mod:`~elicitguard.integrations.asgi_responses`, the MCP headers
 :mod:`~elicitguard.integrations.asgi_headers` and the ASGI types and exchange
-:mod:`~elicitguard.integrations.asgi_types`.
+:mod:`~elicitguard.integrations.asgi_types`. This module stays one piece (about 600 lines)
+on purpose: it is the one class that follows a request from ``receive`` to ``send`` (read,
+judge, refuse or forward, answer a push), and its methods read in that order; splitting it
+would scatter one exchange's story over several files.
 
 Session state lives under the ``Mcp-Session-Id`` in the push era. A 2026-07-28 exchange has
 no session: it gets a state of its own for its pending id, sharing one map of input-required
