@@ -20,18 +20,16 @@ from elicitguard.protocol.envelope import Side, Transport
 
 
 class _App:
-    """Answers every request with an empty JSON-RPC result; remembers the bodies it saw."""
+    """Answers every request with an empty JSON-RPC result; remembers the bodies it saw.
+
+    The guard hands the app the body it judged in one ``http.request`` message.
+    """
 
     def __init__(self) -> None:
         self.bodies: list[bytes] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = (await receive()).get("body", b"")  # _post sends the body in one message
         self.bodies.append(body)
         request = orjson.loads(body)
         data = orjson.dumps({"jsonrpc": "2.0", "id": request.get("id"), "result": {}})
