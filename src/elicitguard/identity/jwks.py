@@ -18,14 +18,12 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jwt
 
 from elicitguard.errors import KeyConfigError, TokenError
-
-if TYPE_CHECKING:
-    from elicitguard.identity.tokens import TokenConfig
+from elicitguard.identity.token_config import TokenConfig
 
 __all__ = ["ALG_FAMILY", "MAX_JWKS_BYTES", "JwksSource"]
 

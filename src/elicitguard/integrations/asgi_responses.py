@@ -10,9 +10,10 @@ survive a dropped event.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from elicitguard.errors import FrameError
+from elicitguard.integrations.actions import Outcome, Relay
 from elicitguard.integrations.asgi_headers import (
     content_type_of,
     header_values,
@@ -29,10 +30,31 @@ from elicitguard.integrations.encodings import (
 from elicitguard.integrations.sse import SseEvent, SseParser, format_event, parse_events
 from elicitguard.protocol.envelope import Direction
 
-if TYPE_CHECKING:
-    from elicitguard.integrations.asgi import ElicitGuardMiddleware
+__all__ = ["Guard", "ResponseFilter"]
 
-__all__ = ["ResponseFilter"]
+
+class Guard(Protocol):
+    """What the filter asks of the middleware that judges (``ElicitGuardMiddleware``)."""
+
+    @property
+    def max_bytes(self) -> int: ...
+
+    @property
+    def unlabelled(self) -> str: ...
+
+    @property
+    def relay(self) -> Relay: ...
+
+    def refusal(
+        self, exchange: Exchange, kind: str, message: str, detail: dict[str, Any]
+    ) -> bytes | None: ...
+
+    def dropped(self, outcome: Outcome, exchange: Exchange) -> bytes | None: ...
+
+    def unanswered(self, exchange: Exchange) -> bytes | None: ...
+
+    async def server_message(self, data: bytes, exchange: Exchange) -> bytes | None: ...
+
 
 S2C = Direction.SERVER_TO_CLIENT
 
@@ -45,7 +67,7 @@ class ResponseFilter:
     """Wraps ``send``: decodes what is encoded, judges JSON bodies whole, SSE event by event,
     and bodies under another label by what they hold."""
 
-    guard: ElicitGuardMiddleware
+    guard: Guard
     exchange: Exchange
     downstream: Send
     mode: str = "pass"
