@@ -1,4 +1,5 @@
-"""The audit sink is a processor chain: redact, seal, render; the render step is swappable."""
+"""The audit sink is a processor chain: stamp, redact, seal, render; the render step is
+swappable."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from elicitguard.audit.processors import render_json
+from elicitguard.audit.processors import Stamp, render_json
 from elicitguard.audit.sink import AuditSink
 from elicitguard.base.keys import load_keyring
 
@@ -24,8 +25,22 @@ def test_the_render_step_can_be_swapped() -> None:
 
     stream = io.StringIO()
     sink = AuditSink(stream, renderer=key_value)
-    sink.write({"event": "elicitguard.test", "password": "hunter2", "n": 1})
-    assert stream.getvalue() == "event=elicitguard.test n=1 password=[REDACTED]\n"
+    sink.write({"event": "elicitguard.test", "ts": "T", "password": "hunter2", "n": 1})
+    assert stream.getvalue() == "event=elicitguard.test n=1 password=[REDACTED] ts=T\n"
+
+
+def test_the_stamp_step_gives_a_time_and_keeps_the_callers() -> None:
+    """An event without ``ts`` is stamped; the audit log's own ``ts`` and ``seq`` are kept."""
+    stream = io.StringIO()
+    sink = AuditSink(stream)
+    sink.write({"event": "elicitguard.warning", "n": 1})
+    sink.write({"event": "elicitguard.warning", "ts": "2026-01-02T03:04:05.000006Z", "seq": 7})
+    first, second = (orjson.loads(line) for line in stream.getvalue().splitlines())
+    assert first["ts"].endswith("Z")
+    assert first["ts"][:4].isdigit()
+    assert "seq" not in first  # numbering is the audit log's
+    assert (second["ts"], second["seq"]) == ("2026-01-02T03:04:05.000006Z", 7)
+    assert Stamp(lambda: "now")(None, "", {"a": 1}) == {"a": 1, "ts": "now"}
 
 
 def test_records_and_events_are_redacted_without_a_reserved_key() -> None:

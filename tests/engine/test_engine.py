@@ -12,7 +12,7 @@ import pytest
 
 from elicitguard import Action, Direction, Engine, Envelope, Hit, Side, load_policy
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.rule_overrides import _dispatch
+from elicitguard.engine.rule_overrides import dispatch_table
 from elicitguard.protocol.items import Item
 from elicitguard.testing import quiet_engine
 
@@ -123,7 +123,7 @@ def _crashing_policy(on_error: str) -> Any:
     policy = load_policy(environ={}, extra_layers=[{"on_error": on_error}])
     rule = policy.rules["EG104"]
     rule.check = _always_raises
-    policy.dispatch = _dispatch(policy.rules)
+    policy.dispatch = dispatch_table(policy.rules)
     return policy
 
 

@@ -145,12 +145,13 @@ def test_methods_whose_retries_carry_state_are_one_set() -> None:
         (r'\.replace\("~1", "/"\)', {"base/pointer.py"}),
         (r"\\x00\{(?:rule\.|item\.)?code", {"base/decision.py"}),
         (r"\burlsplit\(", None),  # checked below for the files that must not use it
-        (r"^def host_in\w*\(", {"checks/urls.py"}),
+        (r"^def host_in\w*\(", {"checks/url_hosts.py"}),
         (r"^(?:ERAS|ELICITATION_ERAS)\b.*=", {"protocol/versions.py"}),
-        # asgi.py's set is the Mcp-Name header's: methods that name a tool, prompt or resource
+        # asgi_headers.py's set is the Mcp-Name header's: methods that name a tool, prompt or
+        # resource
         (
             r'frozenset\(\{"tools/call", "prompts/get", "resources/read"\}\)',
-            {"protocol/versions.py", "integrations/asgi.py"},
+            {"protocol/versions.py", "integrations/asgi_headers.py"},
         ),
     ],
 )

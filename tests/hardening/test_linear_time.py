@@ -50,9 +50,9 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.secrets._keynames._CAMEL_RE",
         "elicitguard.checks.urls._CONTROL_OR_SPACE_RE",
         "elicitguard.checks.urls._BAD_PERCENT_RE",
-        "elicitguard.checks.urls._SCHEME_URL_RE",
-        "elicitguard.checks.urls._BARE_SCHEME_RE",
-        "elicitguard.checks.urls._BARE_DOMAIN_RE",
+        "elicitguard.checks.url_text._SCHEME_URL_RE",
+        "elicitguard.checks.url_text._BARE_SCHEME_RE",
+        "elicitguard.checks.url_text._BARE_DOMAIN_RE",
         "elicitguard.engine.policy._LABEL",
         "elicitguard.integrations.outcomes._ID",
     }

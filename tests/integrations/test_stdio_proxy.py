@@ -34,7 +34,7 @@ from elicitguard import Engine, Hit, load_policy
 from elicitguard.audit.sink import AuditSink
 from elicitguard.base.keys import KeyRing
 from elicitguard.engine.context import CheckContext, check
-from elicitguard.engine.rule_overrides import _dispatch
+from elicitguard.engine.rule_overrides import dispatch_table
 from elicitguard.integrations.actions import Relay
 from elicitguard.integrations.stdio_proxy import LineReader, StdioProxy
 from elicitguard.protocol.envelope import Side, Transport
@@ -355,7 +355,7 @@ def test_a_check_that_raises_follows_on_error_and_is_audited(on_error: str, bloc
     policy = load_policy(POLICY, environ={}, extra_layers=[{"on_error": on_error}])
     policy.rules["TST001"].match = None
     policy.rules["TST001"].check = _raises
-    policy.dispatch = _dispatch(policy.rules)
+    policy.dispatch = dispatch_table(policy.rules)
     audit = io.StringIO()
     engine = Engine(policy, audit=AuditSink(audit), keys=KeyRing.random())
     relay = Relay(engine, side=Side.PROXY, transport=Transport.STDIO, server="sdk")

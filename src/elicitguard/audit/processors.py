@@ -1,12 +1,13 @@
-"""The audit sink's processor chain: redact, seal, render (structlog processors).
+"""The audit sink's processor chain: stamp, redact, seal, render (structlog processors).
 
 Every event goes through one chain of plain callables ``(logger, method_name, event_dict)``,
 as structlog's own processors do; the last one renders the line the sink writes::
 
-    AuditLog (stamp: ts, seq)  ->  redact  ->  seal  ->  render  ->  line writer
+    stamp  ->  redact  ->  seal  ->  render  ->  line writer
 
-* **stamp** happens where the numbering lives: :class:`~elicitguard.audit.records.AuditLog`
-  gives every record its ``ts`` and ``seq`` before it reaches the sink.
+* **stamp** (:class:`Stamp`) gives an event its time, ``ts``, unless the caller took it
+  already: :class:`~elicitguard.audit.records.AuditLog` takes ``ts`` and ``seq`` when the
+  decision is made, under the lock that numbers records, and the stamp keeps those.
 * **redact** (:class:`RedactRecord` for decision records, :class:`RedactEvent` for other
   events) is the one redaction boundary. It works on the JSON form of the event, which keeps
   it cheap: one search for sensitive key names and one scan for recognised secrets, and only
@@ -24,6 +25,7 @@ only its values need the secret scan, and its verdict is remembered per clean re
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import OrderedDict
 from collections.abc import Callable
@@ -34,7 +36,16 @@ import orjson
 from elicitguard.audit.chain import ChainWriter
 from elicitguard.audit.redact import SENSITIVE_KEYS, Redactor
 
-__all__ = ["Processor", "RedactEvent", "RedactRecord", "Seal", "render_json"]
+__all__ = [
+    "Processor",
+    "RedactEvent",
+    "RedactRecord",
+    "Seal",
+    "Stamp",
+    "render_json",
+    "timestamp",
+    "utc_now",
+]
 
 #: A structlog processor: ``(logger, method_name, event_dict) -> event_dict`` (or the line).
 Processor = Callable[[Any, str, Any], Any]
@@ -52,6 +63,31 @@ _VOLATILE = frozenset({"ts", "seq", "decision_id", "duration_us", "session", "js
 #: How many clean decision-record shapes are remembered, and the largest one remembered.
 _CLEAN_LIMIT = 4096
 _CLEAN_MAX_BYTES = 8192
+
+
+def timestamp(at: float | None = None) -> str:
+    """``at`` (seconds since the epoch; now by default) as an RFC 3339 UTC time, in µs."""
+    moment = dt.datetime.now(dt.UTC) if at is None else dt.datetime.fromtimestamp(at, dt.UTC)
+    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def utc_now() -> str:
+    """Now as an RFC 3339 UTC time with microseconds (``2026-01-02T03:04:05.000006Z``)."""
+    return timestamp()
+
+
+class Stamp:
+    """Give an event its ``ts`` when it has none (first in the chain, before redaction)."""
+
+    __slots__ = ("_clock",)
+
+    def __init__(self, clock: Callable[[], str] = utc_now) -> None:
+        self._clock = clock
+
+    def __call__(self, _logger: Any, _name: str, event: Any) -> Any:
+        if "ts" not in event:
+            event["ts"] = self._clock()
+        return event
 
 
 def _has_sensitive_key(line: bytes) -> bool:

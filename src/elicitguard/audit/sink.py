@@ -1,7 +1,7 @@
 """Audit sinks: structlog loggers that write one JSON object per line.
 
 No global structlog configuration is touched: each sink is its own bound logger with its
-own processor chain (redact, seal, render: :mod:`elicitguard.audit.processors`), so
+own processor chain (stamp, redact, seal, render: :mod:`elicitguard.audit.processors`), so
 embedding elicitguard never changes an application's logging.
 
 A sink either writes each record as it comes (``queue=0``: the caller does all the work,
@@ -16,7 +16,6 @@ interpreter exits is closed then, which writes what is queued and the chain chec
 from __future__ import annotations
 
 import atexit
-import datetime as dt
 import os
 import sys
 import threading
@@ -28,7 +27,15 @@ from typing import IO, Any
 import structlog
 
 from elicitguard.audit.chain import ChainState, ChainWriter, read_tail_state
-from elicitguard.audit.processors import Processor, RedactEvent, RedactRecord, Seal, render_json
+from elicitguard.audit.processors import (
+    Processor,
+    RedactEvent,
+    RedactRecord,
+    Seal,
+    Stamp,
+    render_json,
+    timestamp,
+)
 from elicitguard.audit.redact import Redactor
 from elicitguard.audit.writer import BackgroundWriter, WhenFull
 from elicitguard.base.keys import KeyRing
@@ -42,12 +49,6 @@ _Job = tuple[Any, Callable[..., dict[str, Any]] | None, Any]
 _RENDERED = "rendered"
 
 _open_sinks: weakref.WeakSet[AuditSink] = weakref.WeakSet()
-
-
-def timestamp(at: float | None = None) -> str:
-    """``at`` (seconds since the epoch; now by default) as an RFC 3339 UTC time, in µs."""
-    moment = dt.datetime.now(dt.UTC) if at is None else dt.datetime.fromtimestamp(at, dt.UTC)
-    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class _LineCollector:
@@ -99,12 +100,12 @@ class AuditSink:
         # would otherwise build a logger per record.
         self._records = structlog.wrap_logger(
             self._out,
-            processors=[RedactRecord(redact), self._seal, renderer],
+            processors=[Stamp(), RedactRecord(redact), self._seal, renderer],
             cache_logger_on_first_use=True,
         ).bind()
         self._events = structlog.wrap_logger(
             self._out,
-            processors=[RedactEvent(redact), self._seal, renderer],
+            processors=[Stamp(), RedactEvent(redact), self._seal, renderer],
             cache_logger_on_first_use=True,
         ).bind()
         self.enabled = stream is not None

@@ -8,7 +8,7 @@ well-kept libraries doing the validation: ``phonenumbers`` for phones and
 ``python-stdnum`` for Luhn, IBAN mod-97, US SSN ranges and national ids. A failing
 checksum means no finding; numbers that are only plausible with context (bare 9-digit
 SSNs, 11-digit national ids, phones without ``+``) need a key name such as ``ssn`` or
-``phone``. Nothing here logs or raises with a value.
+``phone`` (:mod:`elicitguard.checks.pii_keys`). Nothing here logs or raises with a value.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from stdnum import iban as _iban
 from stdnum import luhn as _luhn
 from stdnum.us import ssn as _us_ssn
 
-from elicitguard.checks.secrets import is_placeholder, normalize_key_name
+from elicitguard.checks.pii_keys import id_like, pii_context
+from elicitguard.checks.secrets import is_placeholder
 from elicitguard.checks.urls import is_known_tld
 
 __all__ = ["PiiMatch", "pii_context", "scan_pii"]
@@ -44,151 +45,6 @@ class PiiMatch:
     def __repr__(self) -> str:
         """Keep personal data out of reprs and assertion messages."""
         return f"PiiMatch(type={self.type!r}, value=<{len(self.value)} chars>, confidence={self.confidence!r})"
-
-
-# --------------------------------------------------------------------------- key context
-
-_CONTEXT_WORDS: Final[dict[str, frozenset[str]]] = {
-    "email": frozenset({"email", "mail", "e_mail", "emailaddress", "login_hint", "recipient"}),
-    "phone": frozenset(
-        {
-            "phone",
-            "tel",
-            "telephone",
-            "mobile",
-            "cell",
-            "msisdn",
-            "sms",
-            "whatsapp",
-            "fax",
-            "phone_number",
-            "phonenumber",
-            "mobile_number",
-            "cellphone",
-        }
-    ),
-    "card": frozenset(
-        {
-            "card",
-            "cc",
-            "pan",
-            "card_number",
-            "cardnumber",
-            "ccnum",
-            "credit_card",
-            "creditcard",
-            "cc_number",
-        }
-    ),
-    "ssn": frozenset({"ssn", "social_security", "social_security_number", "ssn_number", "itin"}),
-    "national_id": frozenset(
-        {
-            "national_id",
-            "nationalid",
-            "nid",
-            "id_number",
-            "idnumber",
-            "tax_id",
-            "taxid",
-            "tin",
-            "nino",
-            "nif",
-            "nie",
-            "dni",
-            "cpf",
-            "aadhaar",
-            "pesel",
-            "bsn",
-            "personnummer",
-            "hetu",
-            "nric",
-            "curp",
-            "rrn",
-            "sin",
-            "tfn",
-            "nhs",
-            "nhs_number",
-            "steuer_id",
-            "codice_fiscale",
-            "fiscal_code",
-            "personal_id",
-            "personal_number",
-            "citizen_id",
-            "resident_id",
-        }
-    ),
-    "iban": frozenset({"iban", "bank_account", "account_number"}),
-    "dob": frozenset({"dob", "birthdate", "birth_date", "date_of_birth", "birthday", "bday"}),
-    "person_name": frozenset(
-        {
-            "first_name",
-            "last_name",
-            "full_name",
-            "given_name",
-            "family_name",
-            "surname",
-            "firstname",
-            "lastname",
-            "fullname",
-            "middle_name",
-            "maiden_name",
-            "legal_name",
-        }
-    ),
-    "address": frozenset(
-        {
-            "street",
-            "street_address",
-            "address_line1",
-            "address_line_1",
-            "address1",
-            "home_address",
-            "postal_address",
-            "mailing_address",
-            "billing_address",
-        }
-    ),
-    "ip_address": frozenset(
-        {"ip", "ip_address", "ipaddress", "client_ip", "remote_addr", "user_ip", "remote_ip"}
-    ),
-}
-_ID_LIKE_TAILS: Final = frozenset(
-    {
-        "id",
-        "ids",
-        "count",
-        "ts",
-        "timestamp",
-        "time",
-        "version",
-        "page",
-        "offset",
-        "limit",
-        "size",
-        "seq",
-        "order",
-        "ref",
-    }
-)
-
-
-@functools.lru_cache(maxsize=4096)
-def pii_context(key_name: str | None) -> str | None:
-    """Which PII family a key name announces (``email``, ``phone`` …), if any."""
-    if not key_name:
-        return None
-    normal = normalize_key_name(key_name)
-    words = normal.split("_")
-    for family, names in _CONTEXT_WORDS.items():
-        if normal in names or words[-1] in names:
-            return family
-    return None
-
-
-def _id_like(key_name: str | None) -> bool:
-    if not key_name:
-        return False
-    return normalize_key_name(key_name).split("_")[-1] in _ID_LIKE_TAILS
 
 
 # --------------------------------------------------------------------------- emails
@@ -497,7 +353,7 @@ def _shaped_under_id_key(detector: Callable[..., Any], match: PiiMatch, value: s
 @functools.lru_cache(maxsize=16384)
 def _scan_cached(value: str, key_name: str | None) -> tuple[PiiMatch, ...]:
     context = pii_context(key_name)
-    numeric_ok = context is not None or not _id_like(key_name)
+    numeric_ok = context is not None or not id_like(key_name)
     found: list[PiiMatch] = []
     for detector in _DETECTORS:
         if not numeric_ok and detector in (_national_ids, _context_only):

@@ -19,10 +19,12 @@ OpenID authorization request, which points at the client's site by design.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final, NamedTuple
 
-from elicitguard.checks.url_facts import site_of
+from elicitguard.checks.schemes import SCRIPT_SCHEMES
+from elicitguard.checks.url_facts import UrlFacts, facts_of, site_of
 from elicitguard.checks.urls import ParsedUrl, parse_url
 
 __all__ = ["REDIRECT_NAMES", "RedirectIssue", "redirect_issues"]
@@ -37,6 +39,7 @@ class RedirectIssue(NamedTuple):
     value: str
 
 
+@functools.lru_cache(maxsize=4096)
 def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
@@ -58,15 +61,17 @@ _OAUTH_REDIRECTS: Final = frozenset(
     _norm(n) for n in ("redirect_uri", "redirect_url", "callback", "post_logout_redirect_uri")
 )
 _OAUTH_MARKERS: Final = frozenset(_norm(n) for n in ("client_id", "response_type", "scope"))
-_SCRIPT_SCHEMES: Final = frozenset({"javascript", "vbscript", "livescript", "mocha"})
 _SCHEME_RE: Final = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _TAB_OR_NEWLINE: Final = re.compile(r"[\t\n\r]")
+_C0_AND_SPACE: Final = "".join(chr(c) for c in range(0x21))
 
 
 def _cleaned(value: str) -> str:
     """``value`` as WHATWG reads it before the scheme: no leading controls, tabs or newlines."""
-    text = _TAB_OR_NEWLINE.sub("", value)
-    return text.lstrip("".join(chr(c) for c in range(0x21))).lower()
+    text = (
+        _TAB_OR_NEWLINE.sub("", value) if "\t" in value or "\n" in value or "\r" in value else value
+    )
+    return text.lstrip(_C0_AND_SPACE).lower()
 
 
 def _scheme(text: str) -> str:
@@ -92,24 +97,28 @@ def _target_host(text: str) -> str | None:
     return host or None
 
 
-def _oauth_request(parsed: ParsedUrl) -> bool:
-    return any(_norm(key) in _OAUTH_MARKERS for key in parsed.query_params())
+def _oauth_request(facts: UrlFacts) -> bool:
+    return any(_norm(key) in _OAUTH_MARKERS for key in facts.query_params)
 
 
-def redirect_issues(parsed: ParsedUrl) -> list[RedirectIssue]:
+def redirect_issues(url: UrlFacts | ParsedUrl) -> list[RedirectIssue]:
     """Script URLs in any parameter, and cross-site targets of redirect-style parameters."""
+    return list(facts_of(url).derive(_redirects))
+
+
+def _redirects(facts: UrlFacts) -> tuple[RedirectIssue, ...]:
     out: list[RedirectIssue] = []
     seen: set[tuple[str, str]] = set()
-    own_site = site_of(parsed.host.strip("[]").lower()) if parsed.host else ""
-    oauth = _oauth_request(parsed)
-    for location, key, value in parsed.parts:
+    own_site = facts.site
+    oauth = _oauth_request(facts)
+    for location, key, value in facts.parsed.parts:
         if key is None or not location.startswith(("query:", "fragment:", "path")):
             continue
         text = _cleaned(value)
         scheme = _scheme(text)
         name = _norm(key)
         redirect_named = name in REDIRECT_NAMES
-        if scheme in _SCRIPT_SCHEMES or (scheme == "data" and redirect_named):
+        if scheme in SCRIPT_SCHEMES or (scheme == "data" and redirect_named):
             if ("script-url", key) not in seen:
                 seen.add(("script-url", key))
                 out.append(RedirectIssue("script-url", key, scheme, value))
@@ -123,4 +132,4 @@ def redirect_issues(parsed: ParsedUrl) -> list[RedirectIssue]:
         if ("cross-site-redirect", key) not in seen:
             seen.add(("cross-site-redirect", key))
             out.append(RedirectIssue("cross-site-redirect", key, scheme or "https", value))
-    return out
+    return tuple(out)

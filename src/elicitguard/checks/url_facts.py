@@ -12,9 +12,9 @@ name is a host or a URL: a server is the first thing its own users are phished w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from functools import lru_cache
+from typing import Any, Final, TypeVar, cast
 
 from elicitguard.checks.domains import HostAnalysis, analyze_host, registrable_domain
 from elicitguard.checks.urls import ParsedUrl, parse_url
@@ -22,31 +22,138 @@ from elicitguard.checks.urls import ParsedUrl, parse_url
 __all__ = [
     "UrlFacts",
     "bare_host",
+    "facts_of",
     "protected_domains_for",
     "server_domains",
     "site_of",
     "url_facts",
 ]
 
+T = TypeVar("T")
 
-@dataclass(frozen=True, slots=True)
+#: Longer URLs are not kept between messages (the parse cache stops at the same length).
+_MAX_CACHED_URL: Final = 8192
+_UNSET: Final[Any] = object()
+
+
 class UrlFacts:
-    """The parsed URL and the analysis of its host (``None`` when it has no host)."""
+    """One URL as every check of it reads it: parsed once, each derived part computed once.
 
-    url: str
-    parsed: ParsedUrl
-    host: HostAnalysis | None
+    Why: a URL-mode request runs about twenty rules over one URL (EG301-EG308, EG401-EG407,
+    EG107, EG202), and each needs some part of it: the scheme, the host analysis, the query
+    parameters, the path segments, the credential scan. Computing each part here, the first
+    time a check asks, means no rule re-derives what another already has. The parts are
+    lazy (a URL with no host never has its host analysed) and cached on the object; results
+    of a check function that other checks reuse (the pre-authentication scan that EG303
+    consults) are kept with :meth:`derive`.
+
+    ``protected`` are the domains to protect beyond the bundled list; the host analysis
+    depends on them, nothing else does. Facts objects for URLs up to 8 KiB are shared
+    between messages (:func:`url_facts`): every part is a pure function of the URL.
+    """
+
+    __slots__ = (
+        "_derived",
+        "_host",
+        "_path_segments",
+        "_query_params",
+        "_site",
+        "parsed",
+        "protected",
+        "url",
+    )
+
+    def __init__(
+        self, url: str, parsed: ParsedUrl, protected: frozenset[str] = frozenset()
+    ) -> None:
+        self.url = url
+        self.parsed = parsed
+        self.protected = protected
+        self._host: HostAnalysis | None = _UNSET
+        self._query_params: dict[str, str] | None = None
+        self._path_segments: list[str] | None = None
+        self._site: str | None = None
+        self._derived: dict[Callable[[UrlFacts], Any], Any] = {}
+
+    def __repr__(self) -> str:
+        return f"UrlFacts({self.parsed!r})"
+
+    @property
+    def host(self) -> HostAnalysis | None:
+        """The analysis of the host against the bundled and ``protected`` domains (``None``
+        when the URL has no host)."""
+        if self._host is _UNSET:
+            parsed = self.parsed
+            host = parsed.host if parsed.has_authority else ""
+            self._host = analyze_host(host, protected=self.protected) if host else None
+        return self._host
+
+    @property
+    def bare_host(self) -> str:
+        """The host as a name or address (see :func:`bare_host`)."""
+        return bare_host(self.parsed)
+
+    @property
+    def site(self) -> str:
+        """The registrable domain of the host ("" when the URL has no host)."""
+        if self._site is None:
+            host = self.parsed.host
+            self._site = site_of(host.strip("[]").lower()) if host else ""
+        return self._site
+
+    @property
+    def query_params(self) -> dict[str, str]:
+        """:meth:`ParsedUrl.query_params`, computed once (read it, never change it)."""
+        if self._query_params is None:
+            self._query_params = self.parsed.query_params()
+        return self._query_params
+
+    @property
+    def path_segments(self) -> list[str]:
+        """:meth:`ParsedUrl.path_segments`, computed once (read it, never change it)."""
+        if self._path_segments is None:
+            self._path_segments = self.parsed.path_segments()
+        return self._path_segments
+
+    def derive(self, compute: Callable[[UrlFacts], T]) -> T:
+        """``compute(self)``, computed the first time any check asks for it.
+
+        ``compute`` must be a pure function of the URL (a module-level function, so that
+        each derived fact has one key).
+        """
+        derived = self._derived
+        if compute in derived:
+            return cast("T", derived[compute])
+        value = compute(self)
+        derived[compute] = value
+        return value
+
+
+@lru_cache(maxsize=_MAX_CACHED_URL)
+def _shared_facts(url: str, protected: frozenset[str]) -> UrlFacts:
+    return UrlFacts(url, parse_url(url), protected)
 
 
 def url_facts(
     url: str, protected: frozenset[str] = frozenset(), parsed: ParsedUrl | None = None
 ) -> UrlFacts:
-    """Parse ``url`` (unless ``parsed`` is given) and analyse its host against the bundled
-    and ``protected`` domains."""
-    parsed = parse_url(url) if parsed is None else parsed
-    host = parsed.host if parsed.has_authority else ""
-    analysis = analyze_host(host, protected=protected) if host else None
-    return UrlFacts(url, parsed, analysis)
+    """The facts of ``url`` with its host analysed against the bundled and ``protected``
+    domains; shared between callers for URLs up to 8 KiB. ``parsed``, when given, must be
+    ``parse_url(url)``."""
+    if len(url) <= _MAX_CACHED_URL:
+        return _shared_facts(url, protected)
+    return UrlFacts(url, parse_url(url) if parsed is None else parsed, protected)
+
+
+@lru_cache(maxsize=_MAX_CACHED_URL)
+def _facts_of_parsed(parsed: ParsedUrl) -> UrlFacts:
+    return UrlFacts(parsed.raw, parsed)
+
+
+def facts_of(url: UrlFacts | ParsedUrl) -> UrlFacts:
+    """``url`` as facts: the check functions take either, so callers that hold only a
+    :class:`ParsedUrl` still share the derived parts between checks."""
+    return url if isinstance(url, UrlFacts) else _facts_of_parsed(url)
 
 
 def bare_host(parsed: ParsedUrl) -> str:
@@ -81,12 +188,17 @@ def server_domains(server: str | None, lists: Mapping[str, tuple[str, ...]]) -> 
     """The servers' own domains: ``lists.server_domains`` plus the registrable domain of the
     server's name when that name is a host (``mcp.acme.com`` protects ``acme.com``)."""
     out = list(lists.get("server_domains", ()))
-    if server:
-        host = _host_of_server(server)
-        domain = registrable_domain(host) if host is not None else None
-        if domain is not None:
-            out.append(domain)
+    domain = _server_site(server) if server else None
+    if domain is not None:
+        out.append(domain)
     return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _server_site(server: str) -> str | None:
+    """The registrable domain of an operator's server name (asked once per message)."""
+    host = _host_of_server(server)
+    return registrable_domain(host) if host is not None else None
 
 
 @lru_cache(maxsize=256)

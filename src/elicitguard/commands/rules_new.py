@@ -215,6 +215,25 @@ _IMPORTS = (
 )
 
 
+def _import_order(name: str) -> tuple[int, str]:
+    """isort's order within one ``from`` import: constants, classes, then the rest."""
+    if name.isupper() and len(name) > 1:
+        return 0, name
+    return (1 if name[:1].isupper() else 2), name
+
+
+def _merge_import(lines: list[str], wanted: str) -> bool:
+    """Add the name of ``wanted`` (``from M import N``) to a one-line import from ``M``
+    already in ``lines``, in isort's order; False when there is none to add it to."""
+    head, name = wanted.rsplit(" import ", 1)
+    for index, line in enumerate(lines):
+        if line.startswith(head + " import ") and "(" not in line:
+            names = [n.strip() for n in line.split(" import ", 1)[1].split(",")]
+            lines[index] = f"{head} import {', '.join(sorted({*names, name}, key=_import_order))}\n"
+            return True
+    return False
+
+
 def _append_check(module: Path, code: str, name: str, check_name: str) -> None:
     """Add the starter check (and the imports it needs) to the family's module."""
     text = module.read_text(encoding="utf-8")
@@ -226,6 +245,7 @@ def _append_check(module: Path, code: str, name: str, check_name: str) -> None:
     ]
     if missing:
         lines = text.splitlines(keepends=True)
+        missing = [m for m in missing if not _merge_import(lines, m)]
         last = max(
             i
             for i, line in enumerate(lines)

@@ -255,7 +255,11 @@ def _eras(names: Sequence[str]) -> frozenset[str] | None:
     return frozenset(eras)
 
 
-def _dispatch(rules: dict[str, CompiledRule]) -> dict[tuple[ItemKind, Side], list[CompiledRule]]:
+def dispatch_table(
+    rules: dict[str, CompiledRule],
+) -> dict[tuple[ItemKind, Side], list[CompiledRule]]:
+    """The rules that run on each item kind for each side, in order (``Policy.dispatch``);
+    rebuild it after changing a compiled policy's rules."""
     table: dict[tuple[ItemKind, Side], list[CompiledRule]] = {}
     for rule in rules.values():
         if rule.engine_only:
@@ -265,3 +269,7 @@ def _dispatch(rules: dict[str, CompiledRule]) -> dict[tuple[ItemKind, Side], lis
                 if rule.actions.get(side) is not None:
                     table.setdefault((kind, side), []).append(rule)
     return table
+
+
+#: The name the engine's own modules use.
+_dispatch = dispatch_table

@@ -37,7 +37,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import orjson
 
 from elicitguard.base.keys import KeyRing
-from elicitguard.checks.url_safety import BIND_PARAM
+from elicitguard.checks.url_keys import BIND_PARAM
 from elicitguard.errors import BindingError
 from elicitguard.identity.principal import Principal, principal_key
 from elicitguard.identity.stores import SecureStore

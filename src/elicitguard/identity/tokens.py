@@ -25,7 +25,8 @@ What it refuses, and why:
   or ``exp``; missing required scopes (``insufficient_scope``, 403).
 
 The JWKS comes from a file (re-read when it changes) or an HTTPS URL the operator configures
-(cached for ``jwks_cache_s``). Error messages never contain the token or any claim value.
+(cached for ``jwks_cache_s``; :mod:`elicitguard.identity.jwks`). Error messages never contain
+the token or any claim value.
 """
 
 from __future__ import annotations
@@ -33,27 +34,28 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
 import re
-import ssl
-import threading
 import time
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import jwt
 
 from elicitguard.base.keys import KeyRing
-from elicitguard.errors import KeyConfigError, TokenError
+from elicitguard.errors import TokenError
+from elicitguard.identity.jwks import ALG_FAMILY, MAX_JWKS_BYTES, JwksSource
 from elicitguard.identity.principal import Principal
+from elicitguard.identity.token_config import (
+    ASYMMETRIC_ALGORITHMS,
+    DEFAULT_ALGORITHMS,
+    Introspector,
+    TokenConfig,
+)
 
 __all__ = [
     "ASYMMETRIC_ALGORITHMS",
     "DEFAULT_ALGORITHMS",
+    "MAX_JWKS_BYTES",
     "Introspector",
     "JwksSource",
     "TokenConfig",
@@ -63,81 +65,9 @@ __all__ = [
     "unverified_claims",
 ]
 
-ASYMMETRIC_ALGORITHMS = frozenset(
-    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
-)
-DEFAULT_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
-MAX_JWKS_BYTES = 1 << 20
 MAX_KID_CHARS = 128
 #: RFC 6750 section 2.1 ``b64token``: what a bearer token may consist of.
 _B64TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
-
-#: ``token -> claims`` for opaque tokens (RFC 7662 introspection response), or ``None``
-#: when the authorization server does not know the token.
-Introspector = Callable[[str], Mapping[str, Any] | None]
-
-
-@dataclass(frozen=True, slots=True)
-class TokenConfig:
-    """What a token must be to be accepted.
-
-    ``audience`` is this server's canonical URI (RFC 8707), e.g. ``https://mcp.example.com/mcp``.
-    """
-
-    audience: str
-    issuers: tuple[str, ...] = ()
-    jwks_file: str | None = None
-    jwks_url: str | None = None
-    algorithms: tuple[str, ...] = DEFAULT_ALGORITHMS
-    leeway_s: float = 30.0
-    max_token_bytes: int = 8192
-    jwks_cache_s: float = 300.0
-    jwks_min_refresh_s: float = 30.0
-    required_scopes: tuple[str, ...] = ()
-    introspect: Introspector | None = field(default=None, repr=False, compare=False)
-    ssl_context: ssl.SSLContext | None = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.audience:
-            raise KeyConfigError("identity.audience must be this server's canonical URI")
-        bad = [a for a in self.algorithms if a not in ASYMMETRIC_ALGORITHMS]
-        if bad or not self.algorithms:
-            msg = (
-                f"identity.algorithms may only name asymmetric algorithms "
-                f"({', '.join(sorted(ASYMMETRIC_ALGORITHMS))}); `none` and HMAC are refused"
-            )
-            raise KeyConfigError(msg)
-        if self.jwks_url is not None and urlsplit(self.jwks_url).scheme != "https":
-            raise KeyConfigError("identity.jwks_url must be an https:// URL")
-        if self.jwks_file is None and self.jwks_url is None and self.introspect is None:
-            msg = "identity needs `jwks` (a file), `jwks_url` (https) or an introspection hook"
-            raise KeyConfigError(msg)
-        if (self.jwks_file is not None or self.jwks_url is not None) and not self.issuers:
-            raise KeyConfigError("identity.issuers must name the accepted token issuer(s)")
-
-    @classmethod
-    def from_policy(
-        cls, identity: Mapping[str, Any], *, introspect: Introspector | None = None
-    ) -> TokenConfig:
-        """Build from a policy's compiled ``identity`` section."""
-        audience = identity.get("audience")
-        if not isinstance(audience, str) or not audience:
-            msg = "identity.audience is required: this server's canonical URI (RFC 8707)"
-            raise KeyConfigError(msg)
-        kwargs: dict[str, Any] = {"audience": audience, "introspect": introspect}
-        for key, name in (
-            ("jwks", "jwks_file"),
-            ("jwks_url", "jwks_url"),
-            ("leeway_s", "leeway_s"),
-            ("max_token_bytes", "max_token_bytes"),
-            ("jwks_cache_s", "jwks_cache_s"),
-        ):
-            if identity.get(key) is not None:
-                kwargs[name] = identity[key]
-        for key in ("issuers", "algorithms", "required_scopes"):
-            if identity.get(key):
-                kwargs[key] = tuple(identity[key])
-        return cls(**kwargs)
 
 
 def bearer_token(headers: Mapping[str, str]) -> str | None:
@@ -182,114 +112,6 @@ def unverified_claims(token: str, *, max_bytes: int = 16384) -> dict[str, Any] |
         return None
     payload = _b64json(payload_s)
     return payload if isinstance(payload, dict) else None
-
-
-class JwksSource:
-    """The operator's JWKS, from a file or an HTTPS URL, cached.
-
-    Only asymmetric keys with a usable ``kty`` are kept; each becomes a :class:`jwt.PyJWK`.
-    """
-
-    def __init__(self, config: TokenConfig, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self.config = config
-        self.clock = clock
-        self._keys: list[tuple[dict[str, Any], Any]] = []
-        #: Keys parsed for one algorithm, per load: parsing a JWK is far dearer than verifying.
-        self._typed: dict[tuple[int, str], Any] = {}
-        self._loaded_at: float | None = None
-        self._file_stamp: tuple[int, int] | None = None
-        self._lock = threading.Lock()
-        self.fetches = 0
-
-    def keys(self, *, refresh: bool = False) -> list[tuple[dict[str, Any], Any]]:
-        """``(jwk dict, PyJWK)`` pairs; ``refresh`` asks for a reload (rate limited)."""
-        with self._lock:
-            now = self.clock()
-            stale = self._loaded_at is None or now - self._loaded_at > self.config.jwks_cache_s
-            if refresh and self._loaded_at is not None:
-                stale = stale or now - self._loaded_at > self.config.jwks_min_refresh_s
-            if self.config.jwks_file is not None:
-                stamp = self._stamp()
-                stale = stale or stamp != self._file_stamp
-            if stale:
-                self._load(now)
-            return list(self._keys)
-
-    def _stamp(self) -> tuple[int, int] | None:
-        try:
-            info = os.stat(self.config.jwks_file or "")
-        except OSError:
-            return None
-        return (info.st_mtime_ns, info.st_size)
-
-    def _load(self, now: float) -> None:
-        if self.config.jwks_file is not None:
-            self._file_stamp = self._stamp()
-            try:
-                text = Path(self.config.jwks_file).read_bytes()[: MAX_JWKS_BYTES + 1]
-            except OSError as exc:
-                msg = f"{self.config.jwks_file}: cannot read the JWKS file: {exc.strerror}"
-                raise KeyConfigError(msg) from None
-        else:
-            text = self._fetch()
-            if not text:  # the refresh failed: keep serving the keys we have
-                self._loaded_at = now
-                return
-        self._keys = _parse_jwks(text)
-        self._typed = {}
-        self._loaded_at = now
-
-    def typed_key(self, index: int, entry: dict[str, Any], alg: str) -> Any:
-        """The key of JWKS entry ``index`` for ``alg`` (cached; ``None`` when it does not fit)."""
-        cache_key = (index, alg)
-        if cache_key not in self._typed:
-            try:
-                self._typed[cache_key] = jwt.PyJWK(entry, algorithm=alg)
-            except (jwt.PyJWKError, jwt.InvalidKeyError, ValueError, TypeError, KeyError):
-                self._typed[cache_key] = None
-        return self._typed[cache_key]
-
-    def _fetch(self) -> bytes:
-        url = self.config.jwks_url or ""
-        context = self.config.ssl_context or ssl.create_default_context()
-        request = urllib.request.Request(url, headers={"Accept": "application/json"})  # noqa: S310 (https only, checked in TokenConfig)
-        self.fetches += 1
-        try:
-            with urllib.request.urlopen(request, timeout=5.0, context=context) as response:  # noqa: S310
-                return bytes(response.read(MAX_JWKS_BYTES + 1))
-        except (OSError, ValueError) as exc:
-            if self._keys:
-                return b""  # keep the cached keys when a refresh fails
-            msg = f"cannot fetch the JWKS from the configured jwks_url: {type(exc).__name__}"
-            raise TokenError("jwks_unavailable", msg) from None
-
-
-def _parse_jwks(text: bytes) -> list[tuple[dict[str, Any], Any]]:
-    if not text:
-        return []
-    if len(text) > MAX_JWKS_BYTES:
-        raise KeyConfigError("the JWKS is larger than 1 MiB")
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise KeyConfigError('the JWKS is not JSON; expected {"keys": [...]}') from None
-    entries = data.get("keys") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        raise KeyConfigError('the JWKS has no "keys" list')
-    keys: list[tuple[dict[str, Any], Any]] = []
-    for entry in entries:
-        if not isinstance(entry, dict) or entry.get("kty") not in ("RSA", "EC", "OKP"):
-            continue  # symmetric keys never verify anything here
-        if entry.get("use") not in (None, "sig"):
-            continue
-        try:
-            keys.append((entry, jwt.PyJWK(entry)))
-        except (jwt.PyJWKError, jwt.InvalidKeyError, ValueError, TypeError, KeyError):
-            continue
-    return keys
-
-
-_ALG_FAMILY = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP"}
 
 
 class TokenVerifier:
@@ -395,7 +217,7 @@ class TokenVerifier:
     def _candidates(
         jwks: JwksSource, keys: Sequence[tuple[dict[str, Any], Any]], alg: str, kid: str | None
     ) -> list[Any]:
-        family = _ALG_FAMILY.get(alg[:2])
+        family = ALG_FAMILY.get(alg[:2])
         found: list[Any] = []
         for index, (entry, _) in enumerate(keys):
             if kid is not None and entry.get("kid") != kid:

@@ -37,15 +37,13 @@ import contextvars
 import inspect
 import os
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any, Literal, Protocol, runtime_checkable
 from weakref import WeakKeyDictionary
 
 from mcp.client import ClientRequestContext
-from mcp.client._transport import Transport, TransportStreams
+from mcp.client._transport import Transport
 from mcp.client.session import ElicitationFnT
 from mcp.shared._stream_protocols import WriteStream
 from mcp.shared.message import SessionMessage
@@ -53,15 +51,21 @@ from mcp_types import (
     ElicitRequestParams,
     ElicitResult,
     ErrorData,
-    JSONRPCRequest,
 )
 from pydantic import ValidationError
 
 from elicitguard.base.decision import Action, Decision, Finding
 from elicitguard.engine.engine import Engine
 from elicitguard.engine.policy import Policy
-from elicitguard.integrations._sdk import DelegatingWriter, make_engine
+from elicitguard.integrations._sdk import make_engine
 from elicitguard.integrations.actions import Forward, Outcome, Relay, Replace, Reply
+from elicitguard.integrations.client_capabilities import (
+    CapabilityFilter,
+    RestrictingWriter,
+    declared_elicitation,
+    restrict_capabilities,
+    restrict_elicitation,
+)
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.extract import extract
 from elicitguard.protocol.items import ABSENT
@@ -84,7 +88,6 @@ __all__ = [
     "restrict_elicitation",
 ]
 
-_MODES = ("form", "url")
 
 #: The ticket of the elicitation whose host callback is running (see :func:`current_ticket`).
 _CURRENT: contextvars.ContextVar[ElicitationTicket | None] = contextvars.ContextVar(
@@ -169,107 +172,6 @@ def current_ticket() -> ElicitationTicket | None:
     return _CURRENT.get()
 
 
-# --- capability declarations ----------------------------------------------------------------
-
-
-def declared_elicitation(modes: Iterable[str]) -> Any:
-    """The ``elicitation`` capability a client offering ``modes`` declares (``ABSENT``: none)."""
-    offered = [m for m in _MODES if m in set(modes)]
-    return {m: {} for m in offered} if offered else ABSENT
-
-
-def restrict_elicitation(value: Any, modes: Iterable[str]) -> Any:
-    """``value`` (an ``elicitation`` capability) without the modes not in ``modes``.
-
-    Returns ``ABSENT`` when nothing usable is left: the capability must then go, because an
-    empty ``{}`` would mean form mode. A value of an unknown shape is left as it is (EG103
-    reports it).
-    """
-    allowed = set(modes)
-    if not isinstance(value, dict):
-        return value
-    present = [m for m in _MODES if m in value]
-    if not present:  # `{}`: form only (2025-11-25), or "supported" (2025-06-18, forms only)
-        return value if "form" in allowed else ABSENT
-    kept = {k: v for k, v in value.items() if k not in _MODES or k in allowed}
-    return kept if any(m in kept for m in _MODES) else ABSENT
-
-
-def restrict_capabilities(
-    method: str, params: Mapping[str, Any] | None, modes: Iterable[str]
-) -> dict[str, Any] | None:
-    """``params`` with the forbidden modes removed, or ``None`` when nothing changes.
-
-    Looks at ``initialize``'s ``capabilities`` and at the 2026-07-28
-    ``_meta["io.modelcontextprotocol/clientCapabilities"]`` of any request. The input is
-    never mutated (the SDK shares one capability dict between requests).
-    """
-    modes = tuple(modes)
-    if params is None or set(_MODES) <= set(modes):
-        return None
-    if method == "initialize":
-        caps = params.get("capabilities")
-        new_caps = _restricted(caps, modes)
-        if new_caps is None:
-            return None
-        return {**params, "capabilities": new_caps}
-    meta = params.get("_meta")
-    if not isinstance(meta, Mapping):
-        return None
-    new_caps = _restricted(meta.get(META_CLIENT_CAPABILITIES), modes)
-    if new_caps is None:
-        return None
-    return {**params, "_meta": {**meta, META_CLIENT_CAPABILITIES: new_caps}}
-
-
-def _restricted(caps: Any, modes: tuple[str, ...]) -> dict[str, Any] | None:
-    if not isinstance(caps, Mapping) or "elicitation" not in caps:
-        return None
-    value = restrict_elicitation(caps["elicitation"], modes)
-    if value is caps["elicitation"]:
-        return None
-    new = {k: v for k, v in caps.items() if k != "elicitation"}
-    if value is not ABSENT:
-        new["elicitation"] = value
-    return new
-
-
-class _RestrictingWriter(DelegatingWriter):
-    """The client's write stream, with undeclared modes removed from outgoing requests."""
-
-    def __init__(self, inner: WriteStream[SessionMessage], modes: tuple[str, ...]) -> None:
-        self._inner = inner
-        self._modes = modes
-
-    async def send(self, item: SessionMessage, /) -> None:
-        message = item.message
-        if isinstance(message, JSONRPCRequest):
-            params = restrict_capabilities(message.method, message.params, self._modes)
-            if params is not None:
-                item = SessionMessage(message.model_copy(update={"params": params}), item.metadata)
-        await self._inner.send(item)
-
-
-class CapabilityFilter(AbstractAsyncContextManager[TransportStreams]):
-    """A client ``Transport`` that declares only ``modes`` of elicitation, whatever the SDK says."""
-
-    def __init__(self, inner: Transport, modes: Iterable[str]) -> None:
-        self._inner = inner
-        self._modes = tuple(m for m in _MODES if m in set(modes))
-
-    async def __aenter__(self) -> TransportStreams:
-        read, write = await self._inner.__aenter__()
-        return read, _RestrictingWriter(write, self._modes)
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
-
-
 # --- the guard ------------------------------------------------------------------------------
 
 
@@ -312,7 +214,7 @@ class ClientGuard:
         For ``ClientSession(read, guard.write_stream(write), ...)``; with ``mcp.Client`` use
         :meth:`transport`.
         """
-        return _RestrictingWriter(inner, self.modes)
+        return RestrictingWriter(inner, self.modes)
 
     def callback(self, inner: ElicitationFnT) -> ElicitationFnT:
         """The host's elicitation callback, guarded (pass it as ``elicitation_callback``)."""

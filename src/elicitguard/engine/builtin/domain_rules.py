@@ -1,7 +1,8 @@
 """Checks for domains and homographs (EG401-EG407) over the ``url`` of URL-mode requests.
 
 Thin adapters over :mod:`elicitguard.checks.domains`: the host is analysed once per message
-(cached in the context) with the look-alike targets the policy knows about
+(:func:`~elicitguard.engine.builtin.url_rules.message_facts`, shared with the EG3xx checks)
+with the look-alike targets the policy knows about
 (:func:`elicitguard.checks.url_facts.protected_domains_for`), and each rule picks the issues
 of its kind.
 
@@ -24,9 +25,9 @@ from elicitguard.checks.domains import (
     protected_in_path,
     userinfo_looks_like_host,
 )
-from elicitguard.checks.url_facts import UrlFacts, protected_domains_for, url_facts
+from elicitguard.checks.url_facts import UrlFacts
 from elicitguard.checks.urls import ParsedUrl
-from elicitguard.engine.builtin.url_rules import message_url
+from elicitguard.engine.builtin.url_rules import message_facts
 from elicitguard.engine.context import CheckContext, check
 from elicitguard.protocol.items import Item
 
@@ -55,14 +56,7 @@ def _facts(item: Item, ctx: CheckContext) -> UrlFacts | None:
     url = data.get("url") if isinstance(data, dict) else None
     if not isinstance(url, str) or not url:
         return None
-    key = f"domains.facts:{item.pointer}"
-    cached = ctx.cache.get(key)
-    if isinstance(cached, UrlFacts) and cached.url == url:
-        return cached
-    protected = protected_domains_for(ctx.server, ctx.lists)
-    facts = url_facts(url, protected, message_url(url, ctx))
-    ctx.cache[key] = facts
-    return facts
+    return message_facts(url, ctx)
 
 
 def _domain(analysis: HostAnalysis) -> str:
@@ -240,9 +234,7 @@ def deceptive_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hi
         problems.extend(
             _short(issue.detail) for issue in facts.host.issues if issue.kind == "deceptive_form"
         )
-        in_path = protected_in_path(
-            facts.parsed.path, facts.host.ascii_host, protected_domains_for(ctx.server, ctx.lists)
-        )
+        in_path = protected_in_path(facts.parsed.path, facts.host.ascii_host, facts.protected)
         if in_path is not None:
             problems.append(
                 f"the path shows the protected domain {in_path}, but the browser goes to "

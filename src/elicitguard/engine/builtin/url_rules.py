@@ -1,7 +1,10 @@
-"""Checks for URL-mode safety (EG301-EG306) and clickable URLs in forms (EG202).
+"""Checks for URL-mode safety (EG301-EG308); clickable URLs in forms (EG202) are in
+:mod:`elicitguard.engine.builtin.link_rules`.
 
 Thin adapters over :mod:`elicitguard.checks.url_safety`: the ``url`` of every URL-mode
-request is parsed once per message (:func:`message_url`, shared with the EG4xx checks)
+request becomes one :class:`~elicitguard.checks.url_facts.UrlFacts` per message
+(:func:`message_facts`, shared with the EG4xx checks), from which each check reads the parts
+it needs,
 wherever the extractor finds one headed to the user: pushed ``elicitation/create`` requests in both push eras,
 task-augmented requests, entries of a ``-32042`` error's ``data.elicitations``, and
 ``inputRequests`` of an ``InputRequiredResult`` or an ``input_required`` task.
@@ -21,10 +24,11 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import Field
 
 from elicitguard.base.decision import Action, Hit, Severity
-from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.local_network import local_target
 from elicitguard.checks.redirect_params import redirect_issues
+from elicitguard.checks.schemes import NAMED_SCHEMES
 from elicitguard.checks.secrets import scan_value
+from elicitguard.checks.url_facts import UrlFacts, protected_domains_for, url_facts
 from elicitguard.checks.url_safety import (
     UrlIssue,
     binding_handle,
@@ -36,45 +40,16 @@ from elicitguard.checks.url_safety import (
 )
 from elicitguard.checks.urls import (
     ParsedUrl,
-    find_urls_in_text,
     host_in,
     is_loopback_host,
-    parse_url,
 )
-from elicitguard.engine.builtin.form_rules import FormParams
 from elicitguard.engine.context import CheckContext, CheckParams, check
-from elicitguard.protocol.items import Item, ItemKind
+from elicitguard.protocol.items import Item
 
-__all__ = ["message_url"]
+__all__ = ["message_facts"]
 
 Params = Mapping[str, Any]
 
-#: Schemes named in messages; any other scheme is "a non-https scheme" (never echoed).
-_KNOWN_SCHEMES: Final = frozenset(
-    {
-        "http",
-        "javascript",
-        "data",
-        "file",
-        "vbscript",
-        "ftp",
-        "ftps",
-        "ws",
-        "wss",
-        "blob",
-        "filesystem",
-        "about",
-        "view-source",
-        "jar",
-        "mailto",
-        "tel",
-        "sms",
-        "intent",
-        "ssh",
-        "git",
-        "sftp",
-    }
-)
 _NAME_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.\-\[\]]{0,39}")
 _LENGTH_LIMIT: Final = 8192
 
@@ -92,23 +67,27 @@ def _pointer(item: Item) -> str:
     return item.pointer + "/url"
 
 
-def message_url(url: str, ctx: CheckContext) -> ParsedUrl:
-    """``url`` parsed once per message and shared by every EG3xx and EG4xx check.
+_FACTS_KEY: Final = "urls.facts"
 
-    ``parse_url`` also caches by URL, but only up to 8 KiB; the per-message cache keeps a
-    long URL from being split again by each of a dozen checks.
+
+def message_facts(url: str, ctx: CheckContext) -> UrlFacts:
+    """The facts of ``url``, built once per message and shared by every EG3xx and EG4xx check.
+
+    :func:`url_facts` also shares them between messages, but only up to 8 KiB; the
+    per-message table keeps a long URL from being split again by each of a dozen checks,
+    and works out the protected domains (which the host analysis needs) once.
     """
-    key = "urls.parsed:" + url if len(url) <= 256 else f"urls.parsed:{hash(url)}:{len(url)}"
-    cached = ctx.cache.get(key)
-    if isinstance(cached, ParsedUrl) and cached.raw == url:
-        return cached
-    parsed = parse_url(url)
-    ctx.cache[key] = parsed
-    return parsed
+    table = ctx.cache.get(_FACTS_KEY)
+    if table is None:
+        table = ctx.cache[_FACTS_KEY] = {}
+    facts: UrlFacts | None = table.get(url)
+    if facts is None:
+        facts = table[url] = url_facts(url, protected_domains_for(ctx.server, ctx.lists))
+    return facts
 
 
-def _parsed(url: str, ctx: CheckContext, *, web_only: bool = False) -> ParsedUrl | None:
-    """The parsed URL when it has a host (``web_only``: and is http or https), else ``None``.
+def _parsed(url: str, ctx: CheckContext, *, web_only: bool = False) -> UrlFacts | None:
+    """The URL's facts when it has a host (``web_only``: and is http or https), else ``None``.
 
     Credentials and personal data are looked for in any URL with a host (an
     ``ftp://user:password@host`` carries a password whatever EG301 says of its scheme);
@@ -116,12 +95,13 @@ def _parsed(url: str, ctx: CheckContext, *, web_only: bool = False) -> ParsedUrl
     """
     if len(url) > _LENGTH_LIMIT:
         return None
-    parsed = message_url(url, ctx)
+    facts = message_facts(url, ctx)
+    parsed = facts.parsed
     if not parsed.has_authority or not parsed.host:
         return None
     if web_only and parsed.scheme not in ("http", "https"):
         return None
-    return parsed
+    return facts
 
 
 def _safe_name(key: str | None) -> str | None:
@@ -228,17 +208,18 @@ def insecure_scheme_check(item: Item, ctx: CheckContext, params: Params) -> Iter
     url = _url(item)
     if url is None or len(url) > _LENGTH_LIMIT:
         return
-    parsed = message_url(url, ctx)
+    facts = message_facts(url, ctx)
+    parsed = facts.parsed
     allowed_in = _list(params, "allow_http_loopback_in", ("dev",))
     for issue in insecure_scheme(
-        parsed,
+        facts,
         environment=ctx.environment,
         dev_hosts=ctx.lists.get("dev_hosts", ()),
         allow_http_loopback_in=allowed_in,
     ):
         if issue.kind == "no-scheme":
             continue  # a relative URL is EG302's (and EG107's) finding
-        scheme = f"{parsed.scheme}:" if parsed.scheme in _KNOWN_SCHEMES else "a non-https scheme"
+        scheme = f"{parsed.scheme}:" if parsed.scheme in NAMED_SCHEMES else "a non-https scheme"
         where = "outside loopback hosts" if ctx.environment in allowed_in else "outside development"
         text = _SCHEME_WORDS.get(issue.kind, "{scheme} instead of https")
         yield Hit(
@@ -276,12 +257,12 @@ def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator
 def credentials_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG303: a userinfo password, a catalogue secret or a secret-named value in the URL."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
     code_action = _action(params, "oauth_code_action", Action.WARN)
-    for issue in credentials_in_url(parsed):
-        where = _where(issue, _key_of(parsed, issue))
+    for issue in credentials_in_url(facts):
+        where = _where(issue, _key_of(facts.parsed, issue))
         if issue.kind == "oauth-code":
             yield Hit(
                 pointer=_pointer(item),
@@ -331,15 +312,15 @@ _PII_WORDS: Final = {
 def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG304: personal data (emails, phones, cards, IBANs, national ids …) in the URL."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
-    for issue in pii_in_url(parsed):
+    for issue in pii_in_url(facts):
         yield Hit(
             pointer=_pointer(item),
             args={
                 "what": _PII_WORDS.get(issue.kind) or _national_id_words(issue.kind),
-                "where": _where(issue, _key_of(parsed, issue)),
+                "where": _where(issue, _key_of(facts.parsed, issue)),
             },
             value=issue.value,
         )
@@ -352,15 +333,15 @@ def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
 def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG305: a signed URL (AWS, GCS, Azure SAS, CloudFront …) or a magic, reset or login link."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
-    for issue in preauthenticated_url(parsed):
+    for issue in preauthenticated_url(facts):
         yield Hit(
             pointer=_pointer(item),
             args={
                 "what": issue.what or "a signed URL",
-                "where": _where(issue, _key_of(parsed, issue)),
+                "where": _where(issue, _key_of(facts.parsed, issue)),
             },
             value=issue.value,
         )
@@ -373,10 +354,10 @@ def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Ite
 def unbound_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG306: a URL-mode target with no unguessable handle tying the flow to its user."""
     url = _url(item)
-    parsed = _parsed(url, ctx, web_only=True) if url is not None else None
-    if parsed is None or parsed.problems:
+    facts = _parsed(url, ctx, web_only=True) if url is not None else None
+    if facts is None or facts.parsed.problems:
         return
-    if not binding_handle(parsed):
+    if not binding_handle(facts):
         yield Hit(pointer=_pointer(item), value=url)
 
 
@@ -395,9 +376,10 @@ class LocalNetworkParams(CheckParams):
 def local_network_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG307: a URL-mode target on the user's own machine or network (any scheme with a host)."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
+    parsed = facts.parsed
     target = local_target(parsed.host)
     if target is None:
         return
@@ -428,15 +410,15 @@ class RedirectParams(CheckParams):
 def redirect_params_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG308: a script URL in a parameter, or a redirect parameter to another site."""
     url = _url(item)
-    parsed = _parsed(url, ctx) if url is not None else None
-    if parsed is None:
+    facts = _parsed(url, ctx) if url is not None else None
+    if facts is None:
         return
     cross_action = _action(params, "cross_site_action", Action.WARN)
-    for issue in redirect_issues(parsed):
+    for issue in redirect_issues(facts):
         name = _safe_name(issue.key)
         where = f"the parameter `{name}`" if name else "a parameter"
         if issue.kind == "script-url":
-            scheme = issue.scheme if issue.scheme in _KNOWN_SCHEMES else "a script"
+            scheme = issue.scheme if issue.scheme in NAMED_SCHEMES else "a script"
             detail = (
                 f"{where} holds a {scheme}: URL, which runs in the target site if it "
                 "redirects there"
@@ -454,151 +436,3 @@ def redirect_params_check(item: Item, ctx: CheckContext, params: Params) -> Iter
             severity=Severity.MEDIUM,
             action=cross_action,
         )
-
-
-# --------------------------------------------------------------------------- EG202
-
-_URI_FORMATS: Final = frozenset({"uri", "uri-reference", "iri", "iri-reference", "url"})
-_LABEL_LISTS: Final = ("enum", "enumNames")
-_CHOICE_LISTS: Final = ("oneOf", "anyOf")
-_MAX_LABEL: Final = 40
-
-
-def _label(key: str) -> str:
-    clean = "".join(c if c.isprintable() else "?" for c in key[:_MAX_LABEL])
-    return "`" + clean.replace("`", "'") + ("…" if len(key) > _MAX_LABEL else "") + "`"
-
-
-def _choice_texts(schema: Mapping[str, Any], pointer: str) -> Iterator[tuple[str, str, str]]:
-    """Labels a client shows for a choice: enum values, enumNames, oneOf/anyOf titles."""
-    for name in _LABEL_LISTS:
-        values = schema.get(name)
-        if isinstance(values, list):
-            for index, value in enumerate(values):
-                if isinstance(value, str):
-                    yield f"{pointer}/{name}/{index}", value, "an option label"
-    for name in _CHOICE_LISTS:
-        options = schema.get(name)
-        if isinstance(options, list):
-            for index, option in enumerate(options):
-                if isinstance(option, Mapping) and isinstance(option.get("title"), str):
-                    yield f"{pointer}/{name}/{index}/title", option["title"], "an option label"
-
-
-def _field_texts(
-    name: str, prop: Mapping[str, Any], pointer: str
-) -> Iterator[tuple[str, str, str]]:
-    label = _label(name)
-    for key in ("title", "description"):
-        if isinstance(prop.get(key), str):
-            yield f"{pointer}/{key}", prop[key], f"the {key} of field {label}"
-    default = prop.get("default")
-    # A URI field's default is the value asked about, shown as editable text, not a link.
-    fmt = prop.get("format")
-    if not (isinstance(fmt, str) and fmt in _URI_FORMATS):
-        if isinstance(default, str):
-            yield f"{pointer}/default", default, f"the default of field {label}"
-        elif isinstance(default, list):
-            for index, value in enumerate(default):
-                if isinstance(value, str):
-                    yield f"{pointer}/default/{index}", value, f"the default of field {label}"
-    for found_pointer, text, _ in _choice_texts(prop, pointer):
-        yield found_pointer, text, f"an option label of field {label}"
-    items = prop.get("items")
-    if isinstance(items, Mapping):
-        for found_pointer, text, _ in _choice_texts(items, pointer + "/items"):
-            yield found_pointer, text, f"an option label of field {label}"
-
-
-def _could_link(value: Any) -> bool:
-    """False when no string anywhere in ``value`` has a ``:`` or ``.``: no URL can be there.
-
-    A sound prefilter for :func:`_field_texts` (every pattern of ``find_urls_in_text`` needs
-    one of the two); it spares building pointers and labels for ordinary fields (issue 9).
-    """
-    if isinstance(value, str):
-        return ":" in value or "." in value
-    if isinstance(value, (int, float, bool)) or value is None:
-        return False
-    if isinstance(value, (dict, Mapping)):  # dict first: the ABC check is slow
-        return any(_could_link(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_could_link(v) for v in value)
-    return False
-
-
-def _form_texts(item: Item) -> Iterator[tuple[str, str, str]]:
-    """Every text a client shows for a request: (pointer, text, where in words)."""
-    data = item.data
-    if not isinstance(data, Mapping):
-        return
-    message = data.get("message")
-    if isinstance(message, str):
-        yield item.pointer + "/message", message, "the message"
-    if item.kind is not ItemKind.FORM_REQUEST:
-        return
-    schema = data.get("requestedSchema")
-    if not isinstance(schema, Mapping):
-        return
-    base = item.pointer + "/requestedSchema"
-    for key in ("title", "description"):
-        if isinstance(schema.get(key), str):
-            yield f"{base}/{key}", schema[key], f"the form's {key}"
-    properties = schema.get("properties")
-    if isinstance(properties, Mapping):
-        for name, prop in properties.items():
-            if isinstance(prop, Mapping) and _could_link(prop):
-                pointer = f"{base}/properties/{escape_pointer(str(name))}"
-                yield from _field_texts(str(name), prop, pointer)
-
-
-#: Schemes auto-linking renderers (GitHub-flavoured Markdown, linkify-it) make clickable in
-#: plain text, and schemes that are dangerous as soon as a Markdown link carries them.
-_LINKED_SCHEMES: Final = frozenset({"http", "https", "ftp", "ftps", "mailto", "xmpp"})
-_DANGEROUS_SCHEMES: Final = frozenset({"javascript", "vbscript", "data", "file", "blob"})
-
-
-def _clickable(url: str, text: str) -> bool:
-    """True when a renderer would make ``url`` a link in ``text``.
-
-    ``www.`` links, bare domains and http(s)/ftp/mailto URLs are auto-linked; any scheme
-    is a link inside Markdown link syntax (``[x](scheme:…)`` or ``<scheme:…>``), and
-    ``javascript:``-like schemes count wherever they appear. Other schemes in plain text
-    (``postgres://…``, ``s3://…``) stay text.
-    """
-    head, colon, _ = url.partition(":")
-    scheme = head.lower() if colon and "/" not in head and "." not in head else ""
-    if not scheme or scheme in _LINKED_SCHEMES or scheme in _DANGEROUS_SCHEMES:
-        return True
-    return f"]({url}" in text or f"<{url}" in text
-
-
-def _kind_of_link(url: str) -> str:
-    head = url.split(":", 1)[0].lower() if ":" in url else ""
-    if "://" in url or head in _KNOWN_SCHEMES:
-        return f"a {head}: URL" if head in _KNOWN_SCHEMES else "a URL"
-    return "a bare web address"
-
-
-# EG202 is a form rule: it takes (and ignores) the params ``EG2*: {params: ...}`` sets.
-@check("urls.clickable_in_form", pure=True, params=FormParams)
-def clickable_in_form(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
-    """EG202: a URL in a form request's texts, or in the message of a URL-mode request."""
-    url_mode = item.kind is ItemKind.URL_REQUEST
-    for pointer, text, where in _form_texts(item):
-        links = [link for link in find_urls_in_text(text) if _clickable(link, text)]
-        if not links:
-            continue
-        what = _kind_of_link(links[0])
-        if url_mode:
-            detail = (
-                f"The message of a URL-mode request contains {what}; clients must not render "
-                "it as a link (only `url` is one)"
-            )
-        else:
-            subject = where if where.startswith("the form's") else f"{where} of a form request"
-            detail = (
-                f"{subject[0].upper()}{subject[1:]} contains {what}, which a client may "
-                "render as a clickable link"
-            )
-        yield Hit(pointer=pointer, args={"detail": detail}, value=links[0])

@@ -1,0 +1,77 @@
+"""The layers a URL value is wrapped in: percent-encoded again, or base64 text.
+
+Why: a secret percent-encoded twice (``%2524``), thrice, or base64-wrapped is as live as a
+plain one, and detectors that read only the first decoding miss it. :func:`decoded_layers`
+peels each layer until the value is stable, at most four (bounded work on hostile input);
+the URL parser labels each layer ``>decoded`` so every check sees it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Final
+from urllib.parse import unquote
+
+__all__ = ["B64_TEXT_RE", "could_unwrap", "decoded_layers", "is_pairs"]
+
+_MAX_LAYERS: Final = 4
+_PCT_RE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+#: A value that may be base64 (or base64url) text: 12 characters of its alphabet or more.
+B64_TEXT_RE: Final = re.compile(r"^[A-Za-z0-9_\-+/]{12,}={0,2}$")
+_PRINTABLE_RE: Final = re.compile(r"^[\x20-\x7e]+$")
+
+
+def _b64_text(value: str) -> str | None:
+    """Printable ASCII text that ``value`` is the base64 (or base64url) encoding of."""
+    if len(value) < 12 or len(value) % 4 == 1 or not B64_TEXT_RE.match(value):
+        return None
+    if value.isdigit() or _HEXISH_RE.match(value):
+        return None  # numbers and hex digests are not base64 text
+    padded = value + "=" * (-len(value) % 4)
+    try:
+        raw = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+        text = raw.decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+    return text if len(text) >= 8 and _PRINTABLE_RE.match(text) else None
+
+
+_HEXISH_RE: Final = re.compile(r"^[0-9a-fA-F]+$")
+
+
+_INNER_PAIRS_RE: Final = re.compile(
+    r"^[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*(?:&[A-Za-z0-9_.\-\[\]]{1,64}=[^&\s]*)*$"
+)
+
+
+def is_pairs(text: str) -> bool:
+    """A decoded ``key=value&...`` query (base64 text with ``=`` padding is not one)."""
+    return "=" in text and _INNER_PAIRS_RE.match(text) is not None and not B64_TEXT_RE.match(text)
+
+
+def decoded_layers(value: str) -> list[str]:
+    """Each further decoding of ``value`` until it is stable: percent-decoding (a value
+    encoded twice or thrice) and base64 text, at most four layers (bounded work)."""
+    out: list[str] = []
+    text = value
+    for _ in range(_MAX_LAYERS):
+        if out and is_pairs(text):
+            break  # a decoded query: its values are decoded one by one, not as one text
+        if "%" in text and _PCT_RE.search(text):
+            decoded = unquote(text, errors="replace")
+        else:
+            decoded = _b64_text(text.strip()) or text
+        if decoded == text:
+            break
+        out.append(decoded)
+        text = decoded
+    return out
+
+
+def could_unwrap(value: str) -> bool:
+    """Cheap test that :func:`decoded_layers` might decode something."""
+    return ("%" in value and _PCT_RE.search(value) is not None) or (
+        len(value) >= 12 and B64_TEXT_RE.match(value) is not None
+    )
