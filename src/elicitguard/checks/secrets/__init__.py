@@ -46,10 +46,12 @@ from elicitguard.checks.secrets._scan import (
     scan_value,
     scan_whole_urls,
 )
+from elicitguard.checks.secrets._shapes import PUBLISHED_TEST_PANS, printed_card, seed_phrase
 from elicitguard.checks.secrets._types import CatalogueEntry, SecretMatch
 from elicitguard.checks.secrets._validators import base62_crc32, shannon_entropy
 
 __all__ = [
+    "PUBLISHED_TEST_PANS",
     "CatalogueEntry",
     "HiddenSecret",
     "ProseSecret",
@@ -67,12 +69,14 @@ __all__ = [
     "load_community_in_background",
     "nested_secret",
     "normalize_key_name",
+    "printed_card",
     "prose_languages",
     "scan_glued",
     "scan_prose",
     "scan_text",
     "scan_value",
     "scan_whole_urls",
+    "seed_phrase",
     "shannon_entropy",
     "split_secret",
 ]

@@ -24,6 +24,7 @@ from elicitguard.checks.forms import (
 )
 from elicitguard.checks.pii import pii_context, scan_pii
 from elicitguard.checks.secrets import (
+    PUBLISHED_TEST_PANS,
     SecretMatch,
     catalogue,
     hidden_secret,
@@ -63,22 +64,6 @@ _KEY_HINT: Final[dict[str, str]] = {
     "private_key": "private_key",
 }
 
-#: Card numbers that payment processors publish for testing; never a live credential.
-_TEST_PANS: Final = frozenset(
-    (
-        "4111111111111111",
-        "4242424242424242",
-        "4012888888881881",
-        "4000056655665556",
-        "5555555555554444",
-        "5105105105105100",
-        "5200828282828210",
-        "378282246310005",
-        "371449635398431",
-        "6011111111111117",
-        "3530111333300000",
-    )
-)
 _SEED_PHRASE: Final = re.compile(r"^\s*(?:[a-z]{3,8}\s+){11,23}[a-z]{3,8}\s*$")
 _SEED_WORDS: Final = frozenset((12, 15, 18, 21, 24))
 _CVV: Final = re.compile(r"^\s*[0-9]{3,4}\s*$")
@@ -311,7 +296,7 @@ def _card(text: str, key: str, kind: str | None) -> SecretMatch | None:
         return None
     for match in scan_pii(text, "card_number"):
         digits = re.sub(r"[ -]", "", match.value)
-        if match.type == "card_number" and digits not in _TEST_PANS:
+        if match.type == "card_number" and digits not in PUBLISHED_TEST_PANS:
             return SecretMatch("payment-card-number", 0, len(text), match.value, "high")
     return None
 
