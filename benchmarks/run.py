@@ -91,6 +91,16 @@ def bench_elicitation(quick: bool) -> list[Pair]:
                     engine.evaluate(Envelope(orjson.loads(frame), Direction.SERVER_TO_CLIENT, side=Side.PROXY, session="b"))
 
             pairs.append(Pair(f"evaluate: {name}, no audit sink", unrecorded, baseline, repeat, None, "", "orjson.loads"))
+            # A sink a policy opens writes from a background writer (audit.queue, default
+            # 8192): the caller pays for queueing; the writer thread renders under the same GIL.
+            queued = Engine(load_policy(environ={}), audit=AuditSink(io.StringIO(), queue=8192), keys=KeyRing.random())
+            queued.evaluate(Envelope(init, Direction.CLIENT_TO_SERVER, side=Side.PROXY, session="b"))
+
+            def backgrounded(frame: bytes = frame, engine: Engine = queued) -> None:
+                for _ in range(repeat):
+                    engine.evaluate(Envelope(orjson.loads(frame), Direction.SERVER_TO_CLIENT, side=Side.PROXY, session="b"))
+
+            pairs.append(Pair(f"evaluate: {name}, queued audit sink", backgrounded, baseline, repeat, None, "", "orjson.loads"))
     return [*pairs, *bench_conversations(repeat)]
 
 

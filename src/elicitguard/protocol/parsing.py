@@ -13,6 +13,7 @@ without regard to case.
 
 from __future__ import annotations
 
+import functools
 import json
 import unicodedata
 from typing import Any
@@ -151,6 +152,12 @@ _PROTOCOL_KEYS = frozenset(
         "meta",
     }
 )
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold_cached(key: str) -> str:
+    """:func:`fold_key`, cached: the same keys ("type", "title", "properties") recur."""
+    return fold_key(key)
 
 
 def fold_key(key: str) -> str:
@@ -292,14 +299,10 @@ def object_has_colliding_keys(value: Any, max_nodes: int = 100_000) -> bool:
         node = stack.pop()
         seen += 1
         if isinstance(node, dict):
-            folded: set[str] = set()
-            for key, child in node.items():
-                fold = fold_key(key) if isinstance(key, str) else str(key)
-                if fold in folded:
-                    return True
-                folded.add(fold)
-                if isinstance(child, (dict, list)):
-                    stack.append(child)
+            folded = {_fold_cached(key) if isinstance(key, str) else str(key) for key in node}
+            if len(folded) != len(node):
+                return True
+            stack.extend(child for child in node.values() if isinstance(child, (dict, list)))
         elif isinstance(node, list):
             stack.extend(child for child in node if isinstance(child, (dict, list)))
     return False

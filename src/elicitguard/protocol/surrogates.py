@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 __all__ = ["may_hold_lone_surrogate", "without_lone_surrogates"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -39,6 +41,15 @@ def without_lone_surrogates(value: Any) -> Any:
 
     Keys and string values at any depth; other values are shared, not copied.
     """
+    if isinstance(value, (dict, list)):
+        try:
+            # orjson refuses any string (key or value, at any depth) that holds a surrogate;
+            # when it serialises the value, there is nothing to clean (one pass in C).
+            orjson.dumps(value)
+        except (TypeError, orjson.JSONEncodeError):
+            pass  # a surrogate, or something orjson declines (deep, big ints): walk it
+        else:
+            return value
     try:
         changed, result = _walk(value, [0])
     except RecursionError:  # deeper than any frame parse_frame lets through
