@@ -140,39 +140,27 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
                 roles.append((entry.tag, start))
                 if entry.tag == "negative":
                     notes.append(f"negative '{label}'")
-            elif (how := _modified(lex, text, matches, index, entry.tag)) is not None:
+            else:
+                how = _modified(lex, text, matches, index, entry.tag)
+                own = label.split()
+                hit = ClassHit(
+                    entry.tag,
+                    entry.lang,
+                    label,
+                    entry.weak,
+                    entry.key_only,
+                    start,
+                    alone=[w for w in words if w not in stated] == own,
+                    ends=how is None and words[-len(own) :] == own and len(words) <= len(own) + 2,
+                )
+                if how is None:
+                    hits.append(hit)
+                    continue
                 word = "a state word" if how == "state" else "a modifier"
                 notes.append(f"'{label}' qualified by {word}")
                 suppressed.append(entry.tag)
                 if how == "state":
-                    alone = [w for w in words if w not in stated] == label.split()
-                    state_hits.append(
-                        ClassHit(
-                            entry.tag,
-                            entry.lang,
-                            label,
-                            entry.weak,
-                            entry.key_only,
-                            start,
-                            alone=alone,
-                        )
-                    )
-            else:
-                own = label.split()
-                alone = [w for w in words if w not in stated] == own
-                ends = words[-len(own) :] == own and len(words) <= len(own) + 2
-                hits.append(
-                    ClassHit(
-                        entry.tag,
-                        entry.lang,
-                        label,
-                        entry.weak,
-                        entry.key_only,
-                        start,
-                        alone=alone,
-                        ends=ends,
-                    )
-                )
+                    state_hits.append(hit)
     return Scan(
         tuple(hits),
         tuple(roles),
