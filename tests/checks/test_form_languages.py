@@ -21,9 +21,9 @@ from elicitguard.checks.forms import (
     classify_form,
     form_asks_for_secret,
     message_asks_for_secret,
+    shipped_languages,
 )
-from elicitguard.checks.forms._lexicon import shipped_languages
-from elicitguard.checks.forms._reveal import readings
+from elicitguard.checks.forms import disguised_readings as readings
 
 PHRASES: dict[str, dict[str, str]] = yaml.safe_load(
     (

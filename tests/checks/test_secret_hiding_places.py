@@ -16,8 +16,10 @@ import pytest
 
 from elicitguard.checks.secrets import (
     base62_crc32,
+    has_filler_run,
     hidden_secret,
     is_placeholder,
+    json_inside,
     nested_secret,
     prose_languages,
     scan_glued,
@@ -25,8 +27,7 @@ from elicitguard.checks.secrets import (
     scan_text,
     split_secret,
 )
-from elicitguard.checks.secrets._decode import json_inside, readings
-from elicitguard.checks.secrets._placeholders import has_filler_run
+from elicitguard.checks.secrets import decoded_readings as readings
 
 RNG = random.Random(20261201)
 ALNUM = string.ascii_letters + string.digits

@@ -20,7 +20,7 @@ import pytest
 import re2
 
 import elicitguard
-from elicitguard.checks.forms._lexicon import compile_lexicon
+from elicitguard.checks.forms import compile_lexicon
 from elicitguard.engine.match import _operator
 from elicitguard.engine.models import MatchExpr
 from elicitguard.errors import RuleSpecError

@@ -15,8 +15,14 @@ from collections.abc import Collection, Mapping, Sequence
 
 from elicitguard.base.pointer import escape_pointer
 from elicitguard.checks.forms._classify import FormContext, classify_field
-from elicitguard.checks.forms._lexicon import Lexicon, compile_lexicon, freeze_extra
+from elicitguard.checks.forms._lexicon import (
+    Lexicon,
+    compile_lexicon,
+    freeze_extra,
+    shipped_languages,
+)
 from elicitguard.checks.forms._message import find_ask, mentions_otp_context
+from elicitguard.checks.forms._reveal import readings as disguised_readings
 from elicitguard.checks.forms._scan import scan
 from elicitguard.checks.forms._shape import Shape, labels_of, shape_of, texts_of
 from elicitguard.checks.forms._types import (
@@ -39,8 +45,11 @@ __all__ = [
     "MessageAsk",
     "can_hold",
     "classify_form",
+    "compile_lexicon",
+    "disguised_readings",
     "form_asks_for_secret",
     "message_asks_for_secret",
+    "shipped_languages",
     "warm_up",
 ]
 

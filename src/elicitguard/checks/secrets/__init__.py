@@ -35,8 +35,10 @@ from elicitguard.checks.secrets._community import (
     load_community,
     load_community_in_background,
 )
+from elicitguard.checks.secrets._decode import json_inside
+from elicitguard.checks.secrets._decode import readings as decoded_readings
 from elicitguard.checks.secrets._keynames import is_secret_key_name, normalize_key_name
-from elicitguard.checks.secrets._placeholders import is_placeholder
+from elicitguard.checks.secrets._placeholders import has_filler_run, is_placeholder
 from elicitguard.checks.secrets._prose import ProseSecret, prose_languages, scan_prose
 from elicitguard.checks.secrets._scan import (
     could_match,
@@ -60,9 +62,12 @@ __all__ = [
     "catalogue",
     "community_enabled",
     "could_match",
+    "decoded_readings",
+    "has_filler_run",
     "hidden_secret",
     "is_placeholder",
     "is_secret_key_name",
+    "json_inside",
     "keyword_prefilter",
     "keywordless_min_length",
     "load_community",
