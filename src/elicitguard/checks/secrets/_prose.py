@@ -27,7 +27,7 @@ from elicitguard.checks.secrets._types import SecretMatch
 __all__ = ["ProseSecret", "prose_languages", "scan_prose"]
 
 _WINDOW: Final = 200
-_MAX_TOKENS: Final = 5
+_MAX_TOKENS: Final = 7  # up to six connectors ("the password for the admin account is X")
 _SEPARATORS: Final = frozenset(" \t\r\n:=：＝-–—>→|,(（[「『«“„‘\"'`*")
 _QUOTES: Final = frozenset("\"'`«“„‘「『")
 _TRAILING: Final = ".,;?)]}\"'`»”’」』。、）"
