@@ -10,6 +10,7 @@ duplicate and oversized JSON, and Unicode tricks on rule inputs.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,17 +48,32 @@ def post(url: str, body: bytes, **headers: str) -> Any:
 
 
 def audited(audit: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
+    """The complete records in the audit file (a line still being written is not one)."""
+    if not audit.exists():
+        return []
+    text = audit.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text[: text.rfind("\n") + 1].splitlines()]
+
+
+def audited_after(audit: Path, before: int, patience: float = 10.0) -> list[dict[str, Any]]:
+    """The records once more than ``before`` are there: the proxy's file sink writes from a
+    background writer (``audit.queue``), so a record lands just after its response."""
+    deadline = time.monotonic() + patience
+    records = audited(audit)
+    while len(records) <= before and time.monotonic() < deadline:
+        time.sleep(0.02)
+        records = audited(audit)
+    return records
 
 
 def test_duplicate_json_keys_are_refused_and_audited(guarded: tuple[str, Path]) -> None:
     """Two ``method`` keys: one parser would see ``echo``, another ``tools/call``."""
     url, audit = guarded
-    before = len(audited(audit)) if audit.exists() else 0
+    before = len(audited(audit))
     body = b'{"jsonrpc":"2.0","id":41,"method":"echo","method":"tools/call"}'
     response = post(url, body)
     assert response.status_code == 400
-    assert len(audited(audit)) > before
+    assert len(audited_after(audit, before)) > before
 
 
 def test_oversized_body_is_refused_without_reaching_the_upstream(guarded: tuple[str, Path]) -> None:

@@ -35,9 +35,7 @@ _CJK_SPACED = re.compile(f"[{_CJK}](?:[ \\t]+[{_CJK}])+")
 _JOINERS = re.compile(r"[ \t.\-_*·•|/+~]")
 _GAPS = re.compile(r"[ \t]{2,}")
 _SPACED_PAIR = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_]))+")
-_LEET_TOKEN = re.compile(
-    r"[A-Za-zÀ-ɏ0-9@$|!]*[A-Za-zÀ-ɏ][A-Za-zÀ-ɏ0-9@$|!]*"
-)
+_LEET_TOKEN = re.compile(r"[A-Za-zÀ-ɏ0-9@$|!]*[A-Za-zÀ-ɏ][A-Za-zÀ-ɏ0-9@$|!]*")
 """A word of Latin letters (accented ones too: "c0ntr4s3ñ4") with digits or symbols in it."""
 _LEET_CHARS = re.compile(r"[013457@$|!]")
 _INNER_MARK = re.compile(r"(?<=[^\W\d_])[-.·*_'’](?=[^\W\d_])")
