@@ -218,8 +218,8 @@ def message_pair(quick: bool) -> Pair:
         evaluate,
         loads,
         batch,
-        20.0,
-        "<= 20x orjson.loads",
+        50.0,
+        "<= 50x orjson.loads",
         "orjson.loads",
     )
 
