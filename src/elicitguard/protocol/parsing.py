@@ -154,12 +154,7 @@ _PROTOCOL_KEYS = frozenset(
 )
 
 
-@functools.lru_cache(maxsize=4096)
-def _fold_cached(key: str) -> str:
-    """:func:`fold_key`, cached: the same keys ("type", "title", "properties") recur."""
-    return fold_key(key)
-
-
+@functools.lru_cache(maxsize=4096)  # the same keys ("type", "title", "properties") recur
 def fold_key(key: str) -> str:
     """The form a case-insensitive decoder compares a key in.
 
@@ -299,8 +294,7 @@ def object_has_colliding_keys(value: Any, max_nodes: int = 100_000) -> bool:
         node = stack.pop()
         seen += 1
         if isinstance(node, dict):
-            folded = {_fold_cached(key) if isinstance(key, str) else str(key) for key in node}
-            if len(folded) != len(node):
+            if _folded_collision(node):
                 return True
             stack.extend(child for child in node.values() if isinstance(child, (dict, list)))
         elif isinstance(node, list):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from elicitguard.checks.forms._lexicon import Lexicon
-from elicitguard.checks.forms._scan import ClassHit, Scan, scan
+from elicitguard.checks.forms._scan import COURTESY, ClassHit, Scan, scan
 from elicitguard.checks.forms._types import MessageAsk
 
 _SENTENCE_END = re.compile(r"[.!?;\n\r()\[\]。！？；（）「」『』\u2026]+")
@@ -52,7 +52,6 @@ def language_of(hit: ClassHit, scans: tuple[Scan, ...]) -> str:
 
 
 _LABEL_OPENERS = frozenset(("your", "my", "the"))
-_LABEL_COURTESY = frozenset(("please", "pls", "kindly"))
 
 
 def _reads_as_label(sentence: str) -> bool:
@@ -63,7 +62,7 @@ def _reads_as_label(sentence: str) -> bool:
     """
     words = sentence.casefold().split()
     return sentence.rstrip().endswith((":", "：")) or bool(
-        words and (words[0] in _LABEL_OPENERS or _LABEL_COURTESY & set(words))
+        words and (words[0] in _LABEL_OPENERS or COURTESY & set(words))
     )
 
 

@@ -24,8 +24,10 @@ from elicitguard.checks.forms._types import SECRET_CLASSES
 
 _SECRET_RAW = frozenset((*SECRET_CLASSES, "pin"))
 _CLASS_EXEMPT_FROM_MODIFIERS = frozenset(("security_answer",))
-_COURTESY = frozenset(("please", "pls", "kindly", "s"))
-"""Words that leave a label a label ("Your card's CVV, please"; "s" is what "'s" leaves)."""
+COURTESY = frozenset(("please", "pls", "kindly"))
+"""Words that leave a label a label ("Your card's CVV, please")."""
+_LABEL_FILLER = COURTESY | {"s"}
+"""... and ``s``, what "'s" leaves once normalised."""
 _MODIFIERS = frozenset(("before", "before_secret", "after", "after_secret"))
 
 
@@ -124,7 +126,7 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
     notes: list[str] = []
     suppressed: list[str] = []
     state_hits: list[ClassHit] = []
-    words = [w for w in text.split() if w not in lex.connectors and w not in _COURTESY]
+    words = [w for w in text.split() if w not in lex.connectors and w not in _LABEL_FILLER]
     stated = {
         w
         for _s, _e, term, entries in matches

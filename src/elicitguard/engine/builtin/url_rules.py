@@ -104,6 +104,12 @@ def _parsed(url: str, ctx: CheckContext, *, web_only: bool = False) -> UrlFacts 
     return facts
 
 
+def _item_facts(item: Item, ctx: CheckContext, *, web_only: bool = False) -> UrlFacts | None:
+    """The facts of an item's URL (see :func:`_parsed`), or ``None`` without one."""
+    url = _url(item)
+    return _parsed(url, ctx, web_only=web_only) if url is not None else None
+
+
 def _safe_name(key: str | None) -> str | None:
     """A parameter name fit for a message: an identifier that is not itself a credential."""
     if key is None or not _NAME_RE.fullmatch(key) or scan_value(key):
@@ -256,8 +262,7 @@ def invalid_url_check(item: Item, ctx: CheckContext, params: Params) -> Iterator
 @check("urls.credentials", pure=True, params=CredentialsParams)
 def credentials_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG303: a userinfo password, a catalogue secret or a secret-named value in the URL."""
-    url = _url(item)
-    facts = _parsed(url, ctx) if url is not None else None
+    facts = _item_facts(item, ctx)
     if facts is None:
         return
     code_action = _action(params, "oauth_code_action", Action.WARN)
@@ -311,8 +316,7 @@ _PII_WORDS: Final = {
 @check("urls.pii", pure=True)
 def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG304: personal data (emails, phones, cards, IBANs, national ids …) in the URL."""
-    url = _url(item)
-    facts = _parsed(url, ctx) if url is not None else None
+    facts = _item_facts(item, ctx)
     if facts is None:
         return
     for issue in pii_in_url(facts):
@@ -332,8 +336,7 @@ def pii_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
 @check("urls.preauthenticated", pure=True)
 def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG305: a signed URL (AWS, GCS, Azure SAS, CloudFront …) or a magic, reset or login link."""
-    url = _url(item)
-    facts = _parsed(url, ctx) if url is not None else None
+    facts = _item_facts(item, ctx)
     if facts is None:
         return
     for issue in preauthenticated_url(facts):
@@ -353,12 +356,11 @@ def preauthenticated_check(item: Item, ctx: CheckContext, params: Params) -> Ite
 @check("urls.unbound", pure=True)
 def unbound_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG306: a URL-mode target with no unguessable handle tying the flow to its user."""
-    url = _url(item)
-    facts = _parsed(url, ctx, web_only=True) if url is not None else None
+    facts = _item_facts(item, ctx, web_only=True)
     if facts is None or facts.parsed.problems:
         return
     if not binding_handle(facts):
-        yield Hit(pointer=_pointer(item), value=url)
+        yield Hit(pointer=_pointer(item), value=facts.url)
 
 
 # --------------------------------------------------------------------------- EG307
@@ -375,8 +377,7 @@ class LocalNetworkParams(CheckParams):
 @check("urls.local_network", pure=True, params=LocalNetworkParams)
 def local_network_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG307: a URL-mode target on the user's own machine or network (any scheme with a host)."""
-    url = _url(item)
-    facts = _parsed(url, ctx) if url is not None else None
+    facts = _item_facts(item, ctx)
     if facts is None:
         return
     parsed = facts.parsed
@@ -393,7 +394,7 @@ def local_network_check(item: Item, ctx: CheckContext, params: Params) -> Iterat
     yield Hit(
         pointer=_pointer(item),
         args={"what": target.what, "kind": target.kind},
-        value=url,
+        value=facts.url,
     )
 
 
@@ -409,8 +410,7 @@ class RedirectParams(CheckParams):
 @check("urls.redirect_params", pure=True, params=RedirectParams)
 def redirect_params_check(item: Item, ctx: CheckContext, params: Params) -> Iterator[Hit]:
     """EG308: a script URL in a parameter, or a redirect parameter to another site."""
-    url = _url(item)
-    facts = _parsed(url, ctx) if url is not None else None
+    facts = _item_facts(item, ctx)
     if facts is None:
         return
     cross_action = _action(params, "cross_site_action", Action.WARN)
