@@ -157,8 +157,14 @@ def _baselines() -> dict[str, Scanner]:
     except ImportError:
         pass
     else:
-        kf = kingfisher_sdk.Scanner(kingfisher_sdk.Rules(confidence="medium"), base64=False)
-        scanners["kingfisher (raw)"] = lambda text: bool(kf.scan(text))
+        from elicitguard.checks.secrets._community import KINGFISHER_RULES
+
+        built_in = kingfisher_sdk.Rules(confidence="medium")
+        with_pack = kingfisher_sdk.Rules([str(KINGFISHER_RULES)], confidence="medium")
+        kf_sdk = kingfisher_sdk.Scanner(built_in, base64=False)
+        kf_all = kingfisher_sdk.Scanner(with_pack, base64=False)
+        scanners["kingfisher SDK built-ins (raw)"] = lambda text: bool(kf_sdk.scan(text))
+        scanners["kingfisher + its rule pack (raw)"] = lambda text: bool(kf_all.scan(text))
     return scanners
 
 
@@ -270,7 +276,11 @@ def evaluate(halves: tuple[str, ...] = ("checking", "tuning")) -> dict[str, Any]
             flagged = "EG204" in decision.codes
             if flagged != bool(case["label"]):
                 kind = "missed" if case["label"] else "false alarm"
-                misses.append(f"{kind}: {case['class']} {case['language'] or ''} {case['source']}")
+                shown = _text(case["content"])[:120]  # public fixtures and our own fakes
+                misses.append(
+                    f"{kind}: {case['class']} {case['language'] or ''} {case['source']}"
+                    f"\n      {shown!r}"
+                )
             text = _text(case["content"])
             for group in _groups(case):
                 rows["elicitguard"][group].append((flagged, case["label"]))

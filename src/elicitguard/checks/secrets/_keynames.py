@@ -411,6 +411,33 @@ def _password_like(normal: str) -> bool:
     return words[-1] in _PASSWORD_HEADS or normal in _PASSWORD_HEADS
 
 
+# A value that is code: a variable (``$X``, ``\\$_POST[``, ``@{x}``), a cast or call
+# (``(char``, ``getenv(``), or a dotted name that ends in a secret's name (``var.db_password``,
+# ``settings.SECRET_KEY``).
+_CODE_REFERENCE_RE: Final = re.compile(
+    r"^(?:\\?\$[A-Za-z_{(]|@\{|\(|[A-Za-z_][A-Za-z0-9_]*\($|"
+    r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.[A-Za-z0-9_]*"
+    r"(?i:password|passwd|pwd|secret|token|key|credentials?)[A-Za-z0-9_]*$)"
+)
+_PRINTABLE_RE: Final = re.compile(r"^[!-~]{8,128}$")
+_MARKUP: Final = ('"', "'", "`", "</", "/>", "\\")
+
+
+def _generated_password(text: str) -> bool:
+    """``q8#Lm!2zP@r5^Tw`` under ``client_secret``: what a password generator writes.
+
+    A value outside the token alphabet (``#^&()<>``…) is still a secret when it holds all
+    four kinds of character (lower case, upper case, digit, symbol): code such as
+    ``sys.argv[1]`` or ``$_POST[`` never does, and neither do words or paths.
+    """
+    if not _PRINTABLE_RE.match(text) or any(q in text for q in _MARKUP):
+        return False  # quotes and tags: the value ran on into markup or code
+    kinds = (str.islower, str.isupper, str.isdigit)
+    if not all(any(test(c) for c in text) for test in kinds):
+        return False
+    return any(not c.isalnum() for c in text) and shannon_entropy(text) >= 3.0
+
+
 def _keyed_confidence(value: str, key_name: str) -> str | None:
     """Confidence that ``value`` under a secret-bearing ``key_name`` is a live credential."""
     text = value.strip().lstrip("=")
@@ -418,13 +445,17 @@ def _keyed_confidence(value: str, key_name: str) -> str | None:
         return None
     if text.lower() in {"true", "false", "null", "none", "yes", "no", "on", "off"}:
         return None
+    if _CODE_REFERENCE_RE.match(text):
+        return None  # ``$_POST[``, ``(char``, ``var.db_password``: code that names a value
     normal = normalize_key_name(key_name)
     if _password_like(normal):
         if len(text) < 4 or (normal.endswith("pin") and not text.isdigit()):
             return None
         return "medium"
-    if len(text) < 8 or _NUMBER_RE.match(text) or not _TOKEN_ALPHABET_RE.match(text):
+    if len(text) < 8 or _NUMBER_RE.match(text):
         return None
+    if not _TOKEN_ALPHABET_RE.match(text):
+        return "medium" if _generated_password(text) else None
     if _PLAIN_WORD_RE.match(text) and len(text) < 24:
         return None
     if _file_name(text) or _word_path(text) or _COLOR_RE.match(text):
@@ -475,7 +506,7 @@ _VERSION_RE: Final = re.compile(r"^v?[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:[-+.][A-Za-z0
 
 
 def _names_secret(label: str) -> bool:
-    words = [w for w in _LABEL_SPLIT_RE.split(label.lower()) if w]
+    words = [w for w in _LABEL_SPLIT_RE.split(_CAMEL_RE.sub(" ", label).lower()) if w]
     if not words or words[-1] in _NOT_LABELS:
         return False
     tail = words[-1]

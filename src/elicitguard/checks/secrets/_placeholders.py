@@ -203,6 +203,32 @@ _LETTER_RUN_RE: Final = re.compile(r"[A-Za-z]+")
 # no digit one time in thirty; 24 letters of one case and no digit are text.
 _SINGLE_CASE_LETTERS: Final = 24
 _TOKEN_PART_RE: Final = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL_SPLIT_RE: Final = re.compile(r"(?=[A-Z])")
+#: Keys that are public by design: Stripe publishable keys, Mapbox public tokens, Nostr
+#: public keys, age recipients.
+PUBLISHABLE_PREFIXES: Final = ("pk_live_", "pk_test_", "pk.", "npub1", "age1")
+_MASK_AFTER_RE: Final = re.compile(r"[#*•xX]{4,}")
+_RUN_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def shown_as_fake(text: str, start: int, end: int) -> bool:
+    """Whether the find ``text[start:end]`` is part of something shown, not given.
+
+    ``xoxp-5723…-####################``: a token whose rest is masked; and
+    ``glsoat-PREfix_helloworld380_testin_pretty_long_token_long_``: a find cut out of a
+    longer run made of words, i.e. a made-up example. The find alone looks real; the run
+    it was cut from says what it is.
+    """
+    if _MASK_AFTER_RE.match(text, end) or _MASK_AFTER_RE.match(text, end + 1):
+        return True
+    left, right = start, end
+    while left > 0 and text[left - 1] in _RUN_CHARS:
+        left -= 1
+    while right < len(text) and text[right] in _RUN_CHARS:
+        right += 1
+    if (left, right) == (start, end):
+        return False
+    return is_wordlike_token(text[left:right])
 
 
 def is_wordlike_token(value: str, length: int = 16) -> bool:
@@ -219,6 +245,12 @@ def is_wordlike_token(value: str, length: int = 16) -> bool:
         return False
     parts = [p for p in _TOKEN_PART_RE.split(value) if p]
     words = [p for p in parts if p.isalpha() and 2 <= len(p) <= 12]
+    if len(words) < 4:  # ``SlackAppConfigurationAccessTokenHere``: words in camel case
+        humps = [w for p in parts if p.isalpha() for w in _CAMEL_SPLIT_RE.split(p) if w]
+        words = [w for w in humps if w[:1].isupper() and w[1:].islower() and 3 <= len(w) <= 16]
+        if len(words) >= 4 and sum(map(len, words)) >= 0.7 * sum(map(len, parts)):
+            return True
+        words = [p for p in parts if p.isalpha() and 2 <= len(p) <= 12]
     if len(words) >= 4 and sum(map(len, words)) >= 0.7 * sum(map(len, parts)):
         return True
     if any(c.isdigit() for c in value):

@@ -210,10 +210,12 @@ def _ordinary(value: str) -> bool:
         or "://" in value
         or value.lower().startswith("www.")
         or _NAME_PATH_RE.fullmatch(value)
-        or (value.endswith(":") and value[:-1].isalpha())  # the next label (``remoteRef:``)
+        or (value.endswith((":", "=")) and _LABEL_RE.fullmatch(value[:-1]) is not None)
     )
 
 
+#: The next label (``remoteRef:``, ``DYNATRACE_API_KEY=``), not a value.
+_LABEL_RE: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 #: ``secret/payments``, ``kv/team/db``: a vault or file path made of names.
 _NAME_PATH_RE: Final = re.compile(r"[a-z][a-z._-]*(?:/[a-z][a-z._-]*)+/?")
 

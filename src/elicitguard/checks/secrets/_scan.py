@@ -23,11 +23,13 @@ from elicitguard.checks.secrets._keynames import (
     normalize_key_name,
 )
 from elicitguard.checks.secrets._placeholders import (
+    PUBLISHABLE_PREFIXES,
     _is_repetitive,
     _is_sequential,
     has_filler_run,
     is_placeholder,
     is_wordlike_token,
+    shown_as_fake,
 )
 from elicitguard.checks.secrets._types import CatalogueEntry, SecretMatch
 from elicitguard.checks.secrets._validators import _CHECKSUMS, _STRUCTURES, shannon_entropy
@@ -88,8 +90,14 @@ def _run(entry: CatalogueEntry, regex: Any, text: str) -> Iterable[SecretMatch]:
         start, end = _span(match, regex)
         secret = text[start:end]
         confidence = _judge(entry, match, regex, secret)
-        if confidence is not None:
+        if confidence is not None and (
+            entry.structure in _SHOWN_EXEMPT or not shown_as_fake(text, start, end)
+        ):
             yield SecretMatch(entry.id, start, end, secret, confidence)
+
+
+# Values that stand for themselves: a key's value or a URL's password is judged as it is.
+_SHOWN_EXEMPT: Final = frozenset({"keyed-assignment", "labelled-token", "url-password"})
 
 
 _RANK: Final = {"high": 0, "medium": 1, "low": 2}
@@ -167,6 +175,8 @@ def _glue_ok(text: str, match: SecretMatch) -> bool:
     chunk = text[start : end if end != -1 else len(text)]
     if "://" in chunk or chunk.startswith("www."):
         return False
+    if is_wordlike_token(chunk) or chunk.lstrip("\"'(").startswith(PUBLISHABLE_PREFIXES):
+        return False  # ``TODAYINASIAASACKOFRICEFELLOVER``: a word in capitals, not ``ASIA…``
     inside = chunk.replace(match.value, "", 1)
     return not ("+" in inside and "/" in inside) and len(inside) <= 48
 
