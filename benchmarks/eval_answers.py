@@ -114,6 +114,21 @@ def _request(rid: int, fields: dict[str, str]) -> dict[str, Any]:
     }
 
 
+_EG205_ROW = "EG205: the same values as the fields' defaults"
+
+
+def _as_defaults(rid: int, case: dict[str, Any]) -> dict[str, Any] | None:
+    """The case's values written by the server as its fields' ``default`` (EG205's side of
+    the same detection), or None when a value is not a string (defaults are flat)."""
+    content = case["content"]
+    if not all(isinstance(v, str) for v in content.values()):
+        return None
+    request = _request(rid, {key: case["fields"].get(key, key) for key in content})
+    for key, value in content.items():
+        request["params"]["requestedSchema"]["properties"][key]["default"] = value
+    return request
+
+
 def _text(content: dict[str, Any]) -> str:
     """The answer as ``key: value`` lines, for scanners that read text."""
     lines = []
@@ -284,6 +299,11 @@ def evaluate(halves: tuple[str, ...] = ("checking", "tuning")) -> dict[str, Any]
             text = _text(case["content"])
             for group in _groups(case):
                 rows["elicitguard"][group].append((flagged, case["label"]))
+            defaults = _as_defaults(100_000 + rid, case)
+            if defaults is not None:
+                shown = "EG205" in engine.evaluate(Envelope(defaults, S2C, session="e")).codes
+                for group in _groups(case):
+                    rows[_EG205_ROW][group].append((shown, case["label"]))
             own = _own_only(case["content"])
             for group in _groups(case):
                 rows["elicitguard scan, own catalogue only"][group].append((own, case["label"]))
