@@ -231,3 +231,62 @@ def test_fillers_and_identifiers_are_not_credentials() -> None:
     assert scan_text("token3: xo" + "xp-1234-1234-1234-" + rand(32, "0123456789abcdef")) == []
     assert is_placeholder("<your key>")
     assert is_placeholder("changeme")
+
+
+# --------------------------------------------------------------------------- disguised letters
+
+
+@pytest.mark.parametrize(
+    ("disguise", "how"),
+    [
+        (lambda t: " ".join(t[i : i + 8] for i in range(0, len(t), 8)), "spaced"),
+        (lambda t: " ".join(t), "spaced"),
+        (lambda t: "my token: " + " ".join(t[i : i + 5] for i in range(0, len(t), 5)), "spaced"),
+        (lambda t: t.replace("h", "\u04bb", 1), "decoded"),  # Cyrillic shha
+        (lambda t: t.replace("p", "\u0440", 1), "decoded"),  # Cyrillic er
+        (lambda t: t[::-1], "decoded"),
+        (lambda t: "here, backwards: " + t[::-1], "decoded"),
+    ],
+)
+def test_disguised_tokens_are_read_as_they_look(disguise, how) -> None:
+    found = hidden_secret(disguise(github()), "notes")
+    assert found is not None
+    assert found.how in {how, "community"}  # the community catalogue may see the rest first
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "please ship the parcel to the side door, ask for Ada at the desk",
+        'curl -H "Authorization: Bearer $API_KEY" http://localhost:8000/v1/models',
+        "Москва, улица Тверская 12, квартира 4",
+        "the order ref is A B C 1 2 3 and the box is blue",
+    ],
+)
+def test_spaced_and_foreign_text_stays_quiet(text: str) -> None:
+    assert hidden_secret(text, "notes") is None
+
+
+def test_private_keys_in_base64_der_without_pem_lines() -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    from elicitguard.checks.secrets._shapes import der_private_key
+
+    keys = [ec.generate_private_key(ec.SECP256R1()), rsa.generate_private_key(65537, 2048)]
+    for key in keys:
+        for form in (
+            serialization.PrivateFormat.PKCS8,
+            serialization.PrivateFormat.TraditionalOpenSSL,
+        ):
+            der = key.private_bytes(serialization.Encoding.DER, form, serialization.NoEncryption())
+            text = base64.b64encode(der).decode()
+            assert der_private_key(text) is not None
+            wrapped = "\n".join(text[i : i + 64] for i in range(0, len(text), 64))
+            found = hidden_secret(wrapped, "notes")
+            assert found is not None
+            assert found.how == "shape"
+        public = key.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        assert der_private_key(base64.b64encode(public).decode()) is None

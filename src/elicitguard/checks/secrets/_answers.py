@@ -19,11 +19,12 @@ from typing import Any, Final
 
 import re2
 
+from elicitguard.checks.secrets._catalogue import catalogue
 from elicitguard.checks.secrets._community import community_scan, vendor_labelled_scan
 from elicitguard.checks.secrets._decode import json_inside, readings
 from elicitguard.checks.secrets._prose import scan_prose
 from elicitguard.checks.secrets._scan import scan_glued, scan_text, scan_value
-from elicitguard.checks.secrets._shapes import printed_card, seed_phrase
+from elicitguard.checks.secrets._shapes import der_private_key, printed_card, seed_phrase
 from elicitguard.checks.secrets._types import SecretMatch
 
 __all__ = ["HiddenSecret", "hidden_secret", "nested_secret", "split_secret"]
@@ -40,7 +41,7 @@ class HiddenSecret:
     """A credential found off the plain path, and how it was hidden."""
 
     match: SecretMatch
-    how: str  # "glued", "decoded", "prose", "nested", "split", "community", "shape"
+    how: str  # "glued", "decoded", "prose", "nested", "split", "spaced", "community", "shape"
     language: str | None = None
 
 
@@ -121,9 +122,12 @@ def _encoded_file(text: str) -> bool:
 def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
     if _encoded_file(text):
         return None
-    shaped = seed_phrase(text) or printed_card(text)
+    shaped = seed_phrase(text) or printed_card(text) or der_private_key(text)
     if shaped is not None:
         return HiddenSecret(shaped, "shape", None)
+    spaced = _spaced_out(text)
+    if spaced is not None:
+        return spaced
     found = _direct(text, None)
     if found is not None and found[1] != "value":
         return HiddenSecret(found[0], found[1], found[2])
@@ -142,6 +146,31 @@ def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
         if nested is not None:
             return HiddenSecret(nested.match, "nested", nested.language)
     return None
+
+
+_MAX_SPACED_CHARS: Final = 1024
+
+
+def _spaced_out(text: str) -> HiddenSecret | None:
+    """A token written in pieces with spaces between them (``ghp_ wWPw5k4a XcaT…``,
+    ``g h p _ w W P …``): the pieces read joined, as :func:`split_secret` reads fields."""
+    if len(text) > _MAX_SPACED_CHARS or text.count(" ") + text.count("\n") < 2:
+        return None
+    pieces = [("", piece) for piece in text.split()]
+    found = _joined_find(pieces, ("",))
+    if found is None or found[1].match.type in _keyed_formats():
+        return None  # ``Authorization: Bearer $KEY`` joined is a key and a variable, not a token
+    return HiddenSecret(found[1].match, "spaced", None)
+
+
+@functools.cache
+def _keyed_formats() -> frozenset[str]:
+    """Formats that are a name and a value, not a token's own shape (the generic ones)."""
+    keyed = {"keyed-assignment", "labelled-token"}
+    return frozenset(
+        {e.id for e in catalogue() if e.structure in keyed}
+        | {"url-basic-auth", "bearer-token", "authorization-header"}
+    )
 
 
 def _leaves(value: Any, key: str | None, depth: int = 0) -> Iterator[tuple[str | None, str]]:
@@ -182,10 +211,16 @@ def split_secret(values: Sequence[tuple[str, str]]) -> tuple[str, HiddenSecret] 
     The fields' strings are read joined in answer order; a match counts only when it
     crosses a boundary between two fields (one field alone was already judged).
     """
-    pieces = [(key, text) for key, text in values if text][:_MAX_SPLIT_FIELDS]
+    return _joined_find([(key, text) for key, text in values if text][:_MAX_SPLIT_FIELDS])
+
+
+def _joined_find(
+    pieces: Sequence[tuple[str, str]], glues: tuple[str, ...] = ("", " ")
+) -> tuple[str, HiddenSecret] | None:
+    """A catalogue match in the pieces read joined that crosses a boundary between two."""
     if len(pieces) < 2:
         return None
-    for glue in ("", " "):
+    for glue in glues:
         joined = glue.join(text for _key, text in pieces)
         bounds: list[tuple[int, int, str]] = []
         at = 0

@@ -1,8 +1,8 @@
 """Bounded, repeated decoding: the other readings of a value that hides another value.
 
 Why: a user (or a hostile form default) can carry a credential percent-encoded twice, in
-base64 or base64url, in hex, as JSON inside a string, or behind HTML character references
-and backslash escapes; a scanner that reads only the literal string lets all of those
+base64 or base64url, in hex, as JSON inside a string, behind HTML character references
+and backslash escapes, with look-alike letters from another script, or written backwards; a scanner that reads only the literal string lets all of those
 through. :func:`readings` returns every decoded text reachable in a few steps, each step
 bounded in depth, count and size, so hostile input costs at most a fixed multiple of its
 length. A decoded text counts only when it is printable UTF-8: random key material and
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import html
 import re
 from collections.abc import Iterator
@@ -90,8 +91,35 @@ def _unescape(text: str) -> str | None:
     return decoded if decoded != text else None
 
 
+@functools.cache
+def _ascii_lookalikes() -> dict[int, str]:
+    """Non-ASCII characters whose UTS 39 skeleton is one ASCII letter, digit or ``_-.``
+    (Cyrillic ``һ`` -> ``h``, Greek ``Ο`` -> ``O``), from the project's generated tables.
+    Case is kept: token formats are case-sensitive."""
+    from elicitguard.checks.domains._unicode import _tables
+
+    return {
+        ord(char): skel
+        for char, skel in _tables().skeleton_map.items()
+        if len(char) == 1
+        and not char.isascii()
+        and len(skel) == 1
+        and skel.isascii()
+        and (skel.isalnum() or skel in "_-.")
+    }
+
+
+_TOKEN_RUN_RE: Final = re.compile(r"[A-Za-z0-9_+/=.-]{20,}")
+
+
 def _steps(text: str) -> Iterator[str]:
     """One decoding step of ``text``, each way it can be read."""
+    if not text.isascii():  # ``gһp_…`` with a Cyrillic ``һ``: the token as it looks
+        folded = text.translate(_ascii_lookalikes())
+        if folded != text:
+            yield folded
+    if _TOKEN_RUN_RE.search(text):  # written backwards: ``xUNIp0…_phg``
+        yield text[::-1]
     if "%" in text and _PERCENT_RE.search(text):
         try:
             decoded = _percent(text)

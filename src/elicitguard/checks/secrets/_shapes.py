@@ -81,3 +81,49 @@ def printed_card(text: str) -> SecretMatch | None:
     if not luhn.is_valid(digits):
         return None
     return SecretMatch("payment-card-number", 0, len(text), stripped, "high")
+
+
+_DER_BASE64: Final = re.compile(r"M[A-Za-z0-9+/]{79,}={0,2}")
+_DER_VERSIONS: Final = {0: "high", 1: "high", 3: "medium"}
+"""``version`` of PKCS#8 / PKCS#1 (0), OneAsymmetricKey and SEC1 EC keys (1): a private key;
+PKCS#12 (3): a keystore that holds one behind its password."""
+
+
+def _der_length(raw: bytes, at: int) -> int | None:
+    """The offset just past a DER length field starting at ``raw[at]``, else None."""
+    if at >= len(raw):
+        return None
+    first = raw[at]
+    if first < 0x80:
+        return at + 1
+    count = first & 0x7F
+    return at + 1 + count if 1 <= count <= 3 else None
+
+
+def der_private_key(text: str) -> SecretMatch | None:
+    """A private key pasted as base64 DER without its PEM lines (``MIIEvQIBADANBgkq…``).
+
+    Private keys are a SEQUENCE whose first element is a small INTEGER version; public keys
+    (SubjectPublicKeyInfo) and certificates start with a nested SEQUENCE instead, so they
+    never match.
+    """
+    compact = "".join(text.split())
+    if len(compact) < 80 or not compact.startswith("M"):
+        return None
+    match = _DER_BASE64.match(compact)
+    if match is None:
+        return None
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b64decode(match.group(0)[:32], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    body = _der_length(raw, 1) if raw[:1] == b"\x30" else None
+    if body is None or raw[body : body + 2] != b"\x02\x01" or len(raw) <= body + 3:
+        return None
+    confidence = _DER_VERSIONS.get(raw[body + 2])
+    if confidence is None or raw[body + 3] not in (0x02, 0x04, 0x30):
+        return None  # after the version: a modulus, an octet string or an algorithm
+    return SecretMatch("private-key-der", 0, len(text), match.group(0), confidence)
