@@ -79,6 +79,11 @@ def _adjacent(lex: Lexicon, text: str, end: int, start: int) -> bool:
     return all(word in lex.connectors for word in text[end:start].split())
 
 
+def _possessive_gap(text: str, end: int, start: int) -> bool:
+    """Whether two matches touch or only a possessive joins them ("API key's name")."""
+    return all(word == "s" for word in text[end:start].split())
+
+
 def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: str) -> str | None:
     """How the class term at ``index`` is qualified: ``property``, ``state`` or not (None).
 
@@ -97,6 +102,8 @@ def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: s
     pos = index + 1
     while pos < len(matches) and _adjacent(lex, text, end, matches[pos][0]):
         tags = {e.tag for e in matches[pos][3]}
+        if tags & after == {"after_secret"} and not _possessive_gap(text, end, matches[pos][0]):
+            break  # "the password *for your* account" is the password, not the account
         if tags & after:
             if "state" not in tags:
                 return "property"
