@@ -74,14 +74,27 @@ class Scan:
 _Match = tuple[int, int, str, tuple[Entry, ...]]
 
 
+def _gap_words(text: str, end: int, start: int) -> list[str]:
+    """The whole words between two matches. A match of an inflected term (``salasana*``
+    in "salasanan") ends inside its word: the rest of that word belongs to the match, and so
+    does the start of the next match's word (``*salasana``)."""
+    gap = text[end:start]
+    words = gap.split()
+    if words and end > 0 and not gap[:1].isspace() and not text[end - 1].isspace():
+        words = words[1:]
+    if words and start < len(text) and not gap[-1:].isspace() and not text[start].isspace():
+        words = words[:-1]
+    return words
+
+
 def _adjacent(lex: Lexicon, text: str, end: int, start: int) -> bool:
     """Whether only connector words separate two matches."""
-    return all(word in lex.connectors for word in text[end:start].split())
+    return all(word in lex.connectors for word in _gap_words(text, end, start))
 
 
 def _possessive_gap(text: str, end: int, start: int) -> bool:
     """Whether two matches touch or only a possessive joins them ("API key's name")."""
-    return all(word == "s" for word in text[end:start].split())
+    return all(word == "s" for word in _gap_words(text, end, start))
 
 
 def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: str) -> str | None:
