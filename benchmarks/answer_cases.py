@@ -248,8 +248,28 @@ def _traps(t: _Tokens) -> list[tuple[str, dict[str, str], dict[str, str]]]:
         ),
         ("tracking", {"tracking": "1Z999AA10123456784"}, {"tracking": "Tracking number"}),
         ("path", {"path": "/var/lib/app/exports/2026-07.csv"}, {"path": "Path"}),
+        *[("public-identifier", {"notes": text}, {"notes": "Notes"}) for text in _IDENTIFIERS],
     ]
     return cases
+
+
+#: Identifiers, public keys and addresses users paste that grant nothing.
+_IDENTIFIERS = (
+    "customer cus_NffrFeUfNV2Hib ordered price_1MoBy5LkdIwHu7ixZhnattbh",
+    "arn:aws:iam::123456789012:role/deploy-role",
+    "send it to bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+    "my wallet 0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7VJTUt9Us8cKjMzEfYyjiWA4R4 ada@host",
+    "GPG fingerprint 4AEE 18F8 3AFD EB23 EB8A  2D5E 1F51 2B2D 0E2C 6C81",
+    "https://docs.google.com/spreadsheets/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit",
+    "channel C024BE91L, user U2147483697",
+    "pod web-7d4b9c8f6d-x2x8k crashed",
+    "integrity sha512-NNcCmg9dO3uYMBTJxXhGJNEg6TvaFsqNc6eUx0OdjhHUmcqWDYQvW7bbpZaDuRNS0NUpGcEHakqr6YeZ6XvdAA==",
+    "ipfs://QmXoypizjW3WknFiJnKLwHCnL72vedxjQkDDP1mXWo6uco",
+    "trace id 4bf92f3577b34da6a3ce929d0e0e4736 span 00f067aa0ba902b7",
+    "publishable key pk_live_51H8xYzAbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEDEjIqU4fdhSN3yDpJ0Ob6H6rZ8Bq4Z2OQ2Mq4pYy9d4Yyq1V0w2h9mJp3b3Xn8gk5q3fE1xJ1jw8ZzR0n4gQ5A==",
+)
 
 
 def _case(
@@ -298,7 +318,27 @@ def _disguises(
             {"part_a": token[:cut], "part_b": token[cut:]},
             {"part_a": "Reference", "part_b": "Reference (continued)"},
         ),
+        (
+            "spaced",
+            {"notes": " ".join(token[i : i + 6] for i in range(0, len(token), 6))},
+            {"notes": "Notes"},
+        ),
+        ("lookalike", {"notes": _lookalike(token)}, {"notes": "Notes"}),
+        ("reversed", {"notes": "backwards: " + token[::-1]}, {"notes": "Notes"}),
     ]
+
+
+#: Latin letters and the Cyrillic or Greek letter that looks the same.
+_LOOKALIKES = {"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х", "i": "і", "A": "А",
+               "E": "Е", "O": "О", "P": "Р", "C": "С", "K": "К", "M": "М", "T": "Т", "H": "Н"}  # fmt: skip
+
+
+def _lookalike(token: str) -> str:
+    """``token`` with its first letter that has a look-alike replaced by it."""
+    for index, char in enumerate(token):
+        if char in _LOOKALIKES:
+            return token[:index] + _LOOKALIKES[char] + token[index + 1 :]
+    return token
 
 
 def build(seed: int = 20261201) -> list[dict[str, Any]]:

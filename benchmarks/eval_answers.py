@@ -6,8 +6,10 @@ measures the same classes on data we do have, split deterministically into a tun
 
 * our own cases (``answer_cases.py``): every hiding place (catalogue formats, glued,
   base64/base64url/hex/percent-twice/JSON-encoded, nested, split over two fields, keyed,
-  prose in 34 languages) and every trap (UUIDs, hashes, ids, dates, phones, emails, URLs,
-  base64 of ordinary text, placeholders, versions, prose that names a password but gives none);
+  written in pieces, with a look-alike letter, backwards, prose in 34 languages) and every
+  trap (UUIDs, hashes, ids, dates, phones, emails, URLs, base64 of ordinary text,
+  placeholders, versions, public keys and identifiers, prose that names a password but
+  gives none);
 * peers' fixtures, when ``gather_answer_peers.py`` has written them
   (``benchmarks/data/peers/answers.jsonl``): gitleaks rule tps/fps, Kingfisher rule
   examples, detect-secrets plugin tests and trufflehog detector pattern tests, each pasted
