@@ -20,7 +20,11 @@ _TEMPLATE_RE: Final = re.compile(
     )$""",
     re.VERBOSE | re.DOTALL,
 )
-_TEMPLATE_INSIDE_RE: Final = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_][A-Z0-9_]*%")
+# ``%VAR%`` counts only standing apart (``%APPDATA%\\key``): ``…0w%L3X%dq…`` inside a
+# percent-bearing token is chance.
+_TEMPLATE_INSIDE_RE: Final = re.compile(
+    r"\$\{[^}]*\}|\{\{[^}]*\}\}|(?<![A-Za-z0-9])%[A-Z_][A-Z0-9_]*%(?![A-Za-z0-9])"
+)
 _MASK_RE: Final = re.compile(r"^(?:[*xX•·.#_-]{3,}|[*xX•]{2,}.{0,6}|.{0,6}[*•]{3,}.*)$")
 _PLACEHOLDER_SUBSTRINGS: Final = (
     "example",
