@@ -4,11 +4,15 @@ A capture's decisions depend on the session they belong to (its requests, answer
 ``requestState`` chains), never on another session's, so the sessions of a run can be
 judged in separate processes and the results put back together:
 
-* every worker reads every file (reading and parsing is the cheap part) and judges only the
-  lines of the sessions it owns: a session, ``(file, session label)``, belongs to worker
-  ``crc32(file NUL label) mod N``, so a session is never split;
-* a line that is not a session's (unreadable, too large, not JSON) is worker 0's, so each
-  error is reported once;
+* every worker reads every file and judges only the lines of the sessions it owns: a
+  session, ``(file, session label)``, belongs to worker ``crc32(file NUL label) mod N``,
+  so a session is never split;
+* a worker parses only its own lines: an envelope line's session is read from its bytes
+  (:func:`session_hint`) when they show it beyond doubt, and the line is then its owner's
+  whatever it holds (a line that fails to parse is reported by that worker); only a line
+  whose bytes leave the session in doubt is parsed by every worker to learn it;
+* a line that is not a session's (too large, or in doubt and not JSON) is worker 0's, so
+  each error is reported once;
 * each worker notes, for every finding, error and suppressed finding it adds, the file and
   the position of the entry that produced it; the parent merges the lists by those
   positions, which is the order one job appends them in, and then adds what depends on the
@@ -25,6 +29,7 @@ its own engine (the community secret catalogue included, in parallel).
 from __future__ import annotations
 
 import multiprocessing
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,7 +37,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["PartialResult", "Partition", "lint_in_processes", "single_job_reason"]
+__all__ = [
+    "PartialResult",
+    "Partition",
+    "lint_in_processes",
+    "session_hint",
+    "single_job_reason",
+]
 
 T = TypeVar("T")
 
@@ -50,10 +61,52 @@ class Partition:
         key = (prefix + label).encode("utf-8", "surrogatepass")
         return zlib.crc32(key) % self.count == self.index
 
+    def owns_hint(self, prefix: bytes, hint: bytes) -> bool:
+        """:meth:`owns` for a session label read from the line's bytes (:func:`session_hint`)."""
+        return zlib.crc32(hint, zlib.crc32(prefix)) % self.count == self.index
+
     @property
     def reports_errors(self) -> bool:
         """Lines that belong to no session are worker 0's."""
         return self.index == 0
+
+
+_KEY = rb'"session"'
+#: Top-level keys whose values are plain strings, as writers put them around ``session``.
+_PAIR = rb'"(?:direction|ts|transport|server|protocol_version)"[ \t\r]*:[ \t\r]*"[^"\\]*"'
+#: ``session`` first, after nothing but plain string pairs (the object's opening brace).
+_BEFORE = re.compile(rb"\{[ \t\r]*(?:" + _PAIR + rb"[ \t\r]*,[ \t\r]*)*")
+#: ``session`` last, followed by nothing but plain string pairs and the closing brace.
+_AT = re.compile(
+    _KEY + rb'[ \t\r]*:[ \t\r]*"([^"\\]*)"[ \t\r]*(?:,[ \t\r]*' + _PAIR + rb"[ \t\r]*)*\}[ \t\r]*"
+)
+_SESSION_VALUE = re.compile(_KEY + rb'[ \t\r]*:[ \t\r]*"([^"\\]*)"')
+
+
+def session_hint(line: bytes) -> bytes | None:
+    """The session label of an envelope line, from its bytes, when they leave no doubt.
+
+    Why: a ``--jobs`` worker would otherwise parse every line of a capture only to learn
+    whose it is. The bytes are conclusive when ``"session"`` occurs once and no ``\\u``
+    escape could spell the key another way (a JSON parser keeps the last of repeated keys,
+    and decodes escapes in keys), and that one occurrence is a key of the top-level object:
+    the first key after plain string pairs, or the last one before plain string pairs and
+    the closing brace. ``b""`` for a line without the key (no session); ``None`` when in
+    doubt (the caller parses). Whatever the line turns out to hold, every worker reads the
+    same hint from it, so each line still has exactly one owner.
+    """
+    if b"\\u" in line:
+        return None
+    at = line.find(_KEY)
+    if at < 0:
+        return b""
+    if line.find(_KEY, at + 1) >= 0:
+        return None
+    if _BEFORE.fullmatch(line, 0, at):
+        value = _SESSION_VALUE.match(line, at)
+        return None if value is None else value.group(1)
+    tail = _AT.fullmatch(line, at)
+    return None if tail is None else tail.group(1)
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ from elicitguard.lint.envelopes import (
     read_lines,
     too_large,
 )
-from elicitguard.lint.parallel import Marks, Partition
+from elicitguard.lint.parallel import Marks, Partition, session_hint
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import parse_frame
@@ -278,7 +278,9 @@ class Linter:
         evaluate = self.engine.evaluate
         prefix = label + "\x00"
         capture = Side.CAPTURE
-        spread = self.partition is not None
+        partition = self.partition
+        spread = partition is not None
+        prefix_bytes = prefix.encode("utf-8", "surrogatepass")
         for captured in self._entries(read_lines(stream, max_bytes), result):
             if progress is not None:
                 progress(stream.tell())
@@ -292,9 +294,13 @@ class Linter:
                 )
                 continue
             owned = False  # a --jobs worker: the line's session is known to be ours
+            if partition is not None and (hint := session_hint(line)) is not None:
+                if not partition.owns_hint(prefix_bytes, hint):
+                    continue  # another worker's: not even parsed here
+                owned = True
             try:
                 value = parse_frame(line, max_bytes=max_bytes, max_depth=max_depth + 1)
-                if spread:
+                if spread and not owned:
                     if self._skips(prefix, value.get("session") if type(value) is dict else None):
                         continue
                     owned = True
