@@ -181,14 +181,17 @@ def lint_in_processes(
     # Fork before any engine exists: warming one up starts a thread (the community secret
     # catalogue compiles in the background under a lock), and a child forked meanwhile
     # would inherit that lock held by a thread it does not have.
+    # The pool forks every worker when it is made, so the parent's own linter (its engine's
+    # warm-up is a few tenths of a second) is built while the workers lint, not after.
     _WORK.update(make_linter=make_linter, paths=list(paths), jobs=jobs)
     try:
         context = multiprocessing.get_context("fork")
         with context.Pool(jobs) as pool:
-            partials = pool.map(_work, range(jobs), chunksize=1)
+            pending = pool.map_async(_work, range(jobs), chunksize=1)
+            linter = make_linter(None)
+            partials = pending.get()
     finally:
         _WORK.clear()
-    linter = make_linter(None)
     result = merge(partials)
     for exception, uses in zip(
         linter.engine.policy.exceptions, _summed_uses(partials), strict=True
