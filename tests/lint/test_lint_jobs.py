@@ -131,3 +131,19 @@ def test_jobs_read_sessions_from_bytes_as_the_parser_does(tmp_path: Path, jobs: 
     many = _lint(paths, "json", jobs, tmp_path / "many")
     assert json.loads(one[1])["findings"]  # the disguises are judged, not skipped
     assert many == one
+
+
+def test_sessions_are_dealt_in_turn_then_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers that see the same sessions in the same order agree on every owner: the first
+    ones dealt in turn (an even spread), the rest by hash once the table is full."""
+    from elicitguard.lint import parallel
+
+    monkeypatch.setattr(parallel, "DEALT_SESSIONS", 4)
+    workers = [parallel.Partition(index, 3) for index in range(3)]
+    labels = [f"s{n % 9}" for n in range(40)]
+    for label in labels:
+        owners = [w for w in workers if w.owns("f\x00", label)]
+        assert len(owners) == 1
+        assert owners[0].owns_hint(b"f\x00", label.encode())
+    assert [workers[0].owns("f\x00", f"s{n}") for n in range(4)] == [True, False, False, True]
+    assert all(len(w.dealt) == 4 for w in workers)

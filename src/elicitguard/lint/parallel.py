@@ -4,15 +4,17 @@ A capture's decisions depend on the session they belong to (its requests, answer
 ``requestState`` chains), never on another session's, so the sessions of a run can be
 judged in separate processes and the results put back together:
 
-* every worker reads every file and judges only the lines of the sessions it owns: a
-  session, ``(file, session label)``, belongs to worker ``crc32(file NUL label) mod N``,
-  so a session is never split;
-* a worker parses only its own lines: an envelope line's session is read from its bytes
-  (:func:`session_hint`) when they show it beyond doubt, and the line is then its owner's
-  whatever it holds (a line that fails to parse is reported by that worker); only a line
-  whose bytes leave the session in doubt is parsed by every worker to learn it;
-* a line that is not a session's (too large, or in doubt and not JSON) is worker 0's, so
-  each error is reported once;
+* every worker reads every file and judges only the lines of the sessions it owns; the
+  sessions, ``(file, session label)``, are dealt to the workers in turn in the order they
+  first appear (every worker sees the same order, so all agree, and the work is spread
+  evenly; past :data:`DEALT_SESSIONS` sessions, ``crc32(file NUL label) mod N`` keeps the
+  memory bounded), so a session is never split;
+* a worker parses only its own lines in full: an envelope line's session is read alone
+  (:func:`session_hint`), and the line is then its owner's whatever it holds (a line that
+  then fails to parse is reported by that worker); a line that is no JSON object at all
+  is parsed by every worker, as before, to learn it is nobody's;
+* a line that is not a session's (too large, not JSON) is worker 0's, so each error is
+  reported once;
 * each worker notes, for every finding, error and suppressed finding it adds, the file and
   the position of the entry that produced it; the parent merges the lists by those
   positions, which is the order one job appends them in, and then adds what depends on the
@@ -29,7 +31,6 @@ its own engine (the community secret catalogue included, in parallel).
 from __future__ import annotations
 
 import multiprocessing
-import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -37,7 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgspec
+
 __all__ = [
+    "DEALT_SESSIONS",
     "PartialResult",
     "Partition",
     "lint_in_processes",
@@ -48,22 +52,36 @@ __all__ = [
 T = TypeVar("T")
 
 
+#: Sessions dealt in turn before the rest are placed by hash (the table's memory bound).
+DEALT_SESSIONS = 1 << 16
+
+
 @dataclass(frozen=True, slots=True)
 class Partition:
     """Which of ``count`` workers this is, and what it owns."""
 
     index: int
     count: int
+    #: Session key -> worker, in the order the sessions first appeared.
+    dealt: dict[bytes, int] = field(default_factory=dict, compare=False, repr=False)
 
     def owns(self, prefix: str, session: object) -> bool:
         """True when the session ``session`` of the file whose label+NUL is ``prefix`` is ours."""
         label = session if isinstance(session, str) else ""
-        key = (prefix + label).encode("utf-8", "surrogatepass")
-        return zlib.crc32(key) % self.count == self.index
+        return self._owner((prefix + label).encode("utf-8", "surrogatepass")) == self.index
 
     def owns_hint(self, prefix: bytes, hint: bytes) -> bool:
-        """:meth:`owns` for a session label read from the line's bytes (:func:`session_hint`)."""
-        return zlib.crc32(hint, zlib.crc32(prefix)) % self.count == self.index
+        """:meth:`owns` for a session label read alone (:func:`session_hint`)."""
+        return self._owner(prefix + hint) == self.index
+
+    def _owner(self, key: bytes) -> int:
+        dealt = self.dealt
+        owner = dealt.get(key)
+        if owner is None:
+            if len(dealt) >= DEALT_SESSIONS:
+                return zlib.crc32(key) % self.count
+            owner = dealt[key] = len(dealt) % self.count
+        return owner
 
     @property
     def reports_errors(self) -> bool:
@@ -71,42 +89,30 @@ class Partition:
         return self.index == 0
 
 
-_KEY = rb'"session"'
-#: Top-level keys whose values are plain strings, as writers put them around ``session``.
-_PAIR = rb'"(?:direction|ts|transport|server|protocol_version)"[ \t\r]*:[ \t\r]*"[^"\\]*"'
-#: ``session`` first, after nothing but plain string pairs (the object's opening brace).
-_BEFORE = re.compile(rb"\{[ \t\r]*(?:" + _PAIR + rb"[ \t\r]*,[ \t\r]*)*")
-#: ``session`` last, followed by nothing but plain string pairs and the closing brace.
-_AT = re.compile(
-    _KEY + rb'[ \t\r]*:[ \t\r]*"([^"\\]*)"[ \t\r]*(?:,[ \t\r]*' + _PAIR + rb"[ \t\r]*)*\}[ \t\r]*"
-)
-_SESSION_VALUE = re.compile(_KEY + rb'[ \t\r]*:[ \t\r]*"([^"\\]*)"')
+class _Head(msgspec.Struct):
+    """An envelope line's top-level ``session``, every other key skipped unread."""
+
+    session: object = None
+
+
+_read_head = msgspec.json.Decoder(_Head).decode
 
 
 def session_hint(line: bytes) -> bytes | None:
-    """The session label of an envelope line, from its bytes, when they leave no doubt.
+    """The session label of an envelope line (``b""``: none), or ``None`` when it is no
+    JSON object.
 
-    Why: a ``--jobs`` worker would otherwise parse every line of a capture only to learn
-    whose it is. The bytes are conclusive when ``"session"`` occurs once and no ``\\u``
-    escape could spell the key another way (a JSON parser keeps the last of repeated keys,
-    and decodes escapes in keys), and that one occurrence is a key of the top-level object:
-    the first key after plain string pairs, or the last one before plain string pairs and
-    the closing brace. ``b""`` for a line without the key (no session); ``None`` when in
-    doubt (the caller parses). Whatever the line turns out to hold, every worker reads the
-    same hint from it, so each line still has exactly one owner.
+    Why: a ``--jobs`` worker would otherwise parse every line of a capture in full only to
+    learn whose it is. :mod:`msgspec` decodes just the top-level ``session`` (the message is
+    skipped without building an object, about a third of a full parse), as the full parser
+    reads it: the last of repeated keys, escapes in keys decoded. Every worker reads the
+    same label from the same bytes, so each line still has exactly one owner.
     """
-    if b"\\u" in line:
+    try:
+        session = _read_head(line).session
+    except (msgspec.DecodeError, RecursionError, ValueError):
         return None
-    at = line.find(_KEY)
-    if at < 0:
-        return b""
-    if line.find(_KEY, at + 1) >= 0:
-        return None
-    if _BEFORE.fullmatch(line, 0, at):
-        value = _SESSION_VALUE.match(line, at)
-        return None if value is None else value.group(1)
-    tail = _AT.fullmatch(line, at)
-    return None if tail is None else tail.group(1)
+    return session.encode("utf-8", "surrogatepass") if isinstance(session, str) else b""
 
 
 @dataclass(slots=True)
@@ -121,11 +127,12 @@ class Marks:
         """Yield ``entries``, noting after each one what it added to ``result``."""
         position = -1
         for position, entry in enumerate(entries):
-            self._mark(result, file_index, position - 1)
+            self.mark(result, file_index, position - 1)
             yield entry
-        self._mark(result, file_index, position)
+        self.mark(result, file_index, position)
 
-    def _mark(self, result: Any, file_index: int, position: int) -> None:
+    def mark(self, result: Any, file_index: int, position: int) -> None:
+        """Note what ``result`` gained since the last note as the entry ``position``'s."""
         sizes = (len(result.findings), len(result.errors), len(result.suppressed))
         if sizes != self.last:
             self.rows.append((file_index, position, *sizes))
