@@ -6,8 +6,8 @@ on all four descriptors costs what a minimal relay costs. Each readable pipe is 
 large chunk, split into lines (:class:`~elicitguard.integrations.lines.LineSplitter`) and
 handed to the :class:`Handler` (the proxy judges them and sends through :meth:`to_server`
 and :meth:`to_client`). Writes never block (:class:`~elicitguard.integrations.pipes.Outbox`);
-while more than :data:`HIGH_WATER` bytes wait for a peer, nothing more is read from either
-side (backpressure: memory stays bounded by a slow reader).
+while more than :data:`HIGH_WATER` bytes wait for a peer, nothing more is read from the side
+whose frames feed it (backpressure: memory stays bounded by a slow reader).
 
 The loop ends when the server's output has ended (or was abandoned: :meth:`abandon_server`)
 and what waits for the client is written, or at once on :meth:`stop`. The end of the
@@ -87,6 +87,7 @@ class RelayLoop:
         self._tick = tick
         self._reading_client = True
         self._reading_server = True
+        self._client_lost = False
         self._stopping = False
         self._posted: deque[Callable[[], None]] = deque()
         self._wake_r, self._wake_w = os.pipe()
@@ -102,8 +103,13 @@ class RelayLoop:
         """Queue ``data`` for the client; False when the client's reader is gone."""
         if self._client.send(data):
             return True
-        self._handler.client_lost()
+        self._lost_client()
         return False
+
+    def _lost_client(self) -> None:
+        if not self._client_lost:  # told once
+            self._client_lost = True
+            self._handler.client_lost()
 
     def abandon_server(self) -> None:
         """Stop waiting for the server's output (a grandchild may hold it open)."""
@@ -169,7 +175,7 @@ class RelayLoop:
                     continue
                 if mask & WRITE:
                     if fd == client_fd and client.pending and not client.flush():
-                        handler.client_lost()
+                        self._lost_client()
                     if fd == server_fd and server.pending:
                         server.flush()
                 if not mask & READ:
@@ -228,13 +234,19 @@ class RelayLoop:
             callback()
 
     def _watch(self) -> None:
-        """Tell the poller what to wait for: reads unless a peer is behind, pending writes."""
+        """Tell the poller what to wait for: pending writes, and reads unless what they feed
+        is behind.
+
+        The client's frames feed the server (and replies to the client); the server's feed
+        the client. A server that does not read its stdin is still read from (it may be
+        blocked writing to us), unless its own replies pile up far past the mark.
+        """
         client, server = self._client, self._server
-        behind = len(client.pending) > HIGH_WATER or len(server.pending) > HIGH_WATER
+        client_behind = len(client.pending) > HIGH_WATER
         masks: dict[int, int] = {}
-        if self._reading_client and not behind:
+        if self._reading_client and not client_behind and len(server.pending) <= HIGH_WATER:
             masks[self._client_rx] = READ
-        if self._reading_server and not behind:
+        if self._reading_server and not client_behind and len(server.pending) <= 4 * HIGH_WATER:
             masks[self._server_rx] = masks.get(self._server_rx, 0) | READ
         if client.pending and not client.closed:
             masks[client.fd] = masks.get(client.fd, 0) | WRITE
