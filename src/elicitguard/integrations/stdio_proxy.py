@@ -506,14 +506,27 @@ class StdioProxy:
 
 
 async def _feed_pipe(stream: ByteReader, fd: int) -> None:
-    """Copy an asyncio client stream into the pipe the relay reads; close it at the end."""
+    """Copy an asyncio client stream into the pipe the relay reads; close it at the end
+    (after a write still in flight in its thread, never under it)."""
+    writing: asyncio.Future[None] | None = None
     try:
         while chunk := await stream.read(CHUNK):
-            await asyncio.to_thread(_write_all, fd, chunk)
+            writing = asyncio.ensure_future(asyncio.to_thread(_write_all, fd, chunk))
+            await asyncio.shield(writing)
+            writing = None
     except OSError:
         pass  # the relay stopped reading
     finally:
-        os.close(fd)
+        if writing is not None and not writing.done():
+            writing.add_done_callback(functools.partial(_close_after, fd))
+        else:
+            os.close(fd)
+
+
+def _close_after(fd: int, write: asyncio.Future[None]) -> None:
+    if not write.cancelled():
+        write.exception()  # retrieved: a reader that went away is no error here
+    os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:
