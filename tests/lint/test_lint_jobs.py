@@ -90,3 +90,60 @@ def test_jobs_must_be_a_positive_number(value: str, capsys: pytest.CaptureFixtur
         main(["lint", str(TRAFFIC), "--jobs", value])
     assert stop.value.code == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+def _disguised(tmp_path: Path) -> Path:
+    """Sessions written every way a line's bytes can show or hide its session: first or last
+    key, spaced, repeated (the parser keeps the last), spelled with a ``\\u`` escape, only
+    nested inside the message, not a string, and lines that fail to parse."""
+    lines: list[str] = []
+    for capture in sorted(TRAFFIC.glob("*.jsonl")):
+        for number, line in enumerate(capture.read_text().splitlines()):
+            value = json.loads(line)
+            message = json.dumps(value["message"])
+            label = capture.stem  # a conversation stays in its session (EG504 spans sessions)
+            direction = json.dumps(value["direction"])
+            lines += [
+                f'{{"direction":{direction},"session":"{label}","message":{message}}}',
+                f'{{ "session" : "{label}-spaced" , "direction" : {direction}, "message": {message} }}',
+                f'{{"direction":{direction},"message":{message},"ts":"t","session":"{label}-last"}}',
+                f'{{"session":"{label}-decoy","direction":{direction},"message":{message},'
+                f'"session":"{label}"}}',
+                f'{{"direction":{direction},"sess\\u0069on":"{label}","message":{message}}}',
+                f'{{"direction":{direction},"session":"{label}","message":{message},'
+                f'"sess\\u0069on":"{label}-escaped"}}',
+                f'{{"direction":{direction},"message":{{"session":"{label}",'
+                f'"inner":{message}}},"ts":"t"}}',
+                f'{{"direction":{direction},"session":"{label}-cut","message":{message}',
+                f'{{"direction":{direction},"session":{number},"message":{message}}}',
+            ]
+    path = tmp_path / "disguised.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_jobs_read_sessions_from_bytes_as_the_parser_does(tmp_path: Path, jobs: int) -> None:
+    """Whether a worker reads a line's session from its bytes or parses it, the report is
+    one job's: no session is split, no line is judged twice or lost, each error reported once."""
+    paths = [_disguised(tmp_path)]
+    one = _lint(paths, "json", 1, tmp_path / "one")
+    many = _lint(paths, "json", jobs, tmp_path / "many")
+    assert json.loads(one[1])["findings"]  # the disguises are judged, not skipped
+    assert many == one
+
+
+def test_sessions_are_dealt_in_turn_then_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers that see the same sessions in the same order agree on every owner: the first
+    ones dealt in turn (an even spread), the rest by hash once the table is full."""
+    from elicitguard.lint import parallel
+
+    monkeypatch.setattr(parallel, "DEALT_SESSIONS", 4)
+    workers = [parallel.Partition(index, 3) for index in range(3)]
+    labels = [f"s{n % 9}" for n in range(40)]
+    for label in labels:
+        owners = [w for w in workers if w.owns("f\x00", label)]
+        assert len(owners) == 1
+        assert owners[0].owns_hint(b"f\x00", label.encode())
+    assert [workers[0].owns("f\x00", f"s{n}") for n in range(4)] == [True, False, False, True]
+    assert all(len(w.dealt) == 4 for w in workers)

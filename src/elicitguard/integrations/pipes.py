@@ -1,25 +1,28 @@
-"""Blocking pipe I/O for the stdio proxy's pump threads.
+"""Pipe descriptors for the stdio proxy's one relay thread: waiting on them, writing to them.
 
-Why threads and blocking calls: on small VMs the event loop's per-frame cost (selector
-wake-up, futures, task steps, ``drain``) was about 200 µs per proxied round trip, more than
-the proxy's own checks; a thread blocked in ``poll``/``read`` costs about 20 µs. Reads
-``poll`` the pipe together with a wake-up pipe so a pump can always be told to stop. A
-:class:`FdSink` writes whole frames with one ``write`` each (one writer at a time);
-a :class:`StreamSink` feeds an asyncio writer from a thread through its loop, with
-backpressure, for clients given as asyncio streams (embedding, tests).
+Why one thread and raw descriptors: each wake-up of a thread on a small VM costs tens of
+microseconds, and an event loop's per-frame machinery (futures, task steps, ``drain``) more
+than the proxy's own checks; a relay that waits for both pipes in one ``poll`` and writes
+with plain ``os.write`` costs about what a minimal relay does. That needs writes that never
+block the thread (a peer that does not read must not stall the other direction): an
+:class:`Outbox` writes what the pipe takes at once and keeps the rest until the descriptor
+is writable again. A :class:`Poller` is ``select.poll`` (it also accepts regular files,
+which ``epoll`` refuses) where it is reliable, the :mod:`selectors` default elsewhere.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import fcntl
 import os
 import select
-import threading
+import selectors
+import stat
+import sys
 from collections.abc import Callable
 from typing import Protocol
 
-__all__ = ["CHUNK", "ByteWriter", "FdSink", "Sink", "StreamSink", "read_chunks"]
+__all__ = ["CHUNK", "ByteWriter", "Outbox", "Poller", "make_nonblocking", "restore_flags"]
 
 #: Bytes asked of one ``read``: a pipe returns what it holds (64 KiB by default), a file more.
 CHUNK = 1 << 18
@@ -35,148 +38,181 @@ class ByteWriter(Protocol):
     def close(self) -> None: ...
 
 
-class Sink(Protocol):
-    """A destination for whole frames: ``send`` from a pump thread, ``asend`` from the loop.
+#: ``Poller`` masks.
+READ = 1
+WRITE = 2
 
-    Both return False when the reader is gone.
+
+def make_nonblocking(fd: int, *, shared: bool) -> int | None:
+    """Set ``O_NONBLOCK`` on ``fd``; the flags to restore afterwards, or None if unchanged.
+
+    A descriptor the proxy does not own (``shared``: its own stdin and stdout) is switched
+    only when it is a pipe or a socket: a terminal or a file is shared with the shell that
+    started us, which must not find its terminal non-blocking, and blocks only briefly.
+    """
+    try:
+        if shared and not stat.S_ISFIFO(mode := os.fstat(fd).st_mode) and not stat.S_ISSOCK(mode):
+            return None
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        if flags & os.O_NONBLOCK:
+            return None
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+    except OSError:
+        return None
+    return flags
+
+
+def restore_flags(fd: int, flags: int | None) -> None:
+    """Undo :func:`make_nonblocking` (a descriptor already closed is left alone)."""
+    if flags is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETFL, flags)
+
+
+class Outbox:
+    """Bytes on their way to one descriptor: written at once when the pipe takes them.
+
+    ``send`` never blocks on a non-blocking descriptor; what does not fit waits in
+    ``pending`` until :meth:`flush` (the relay calls it when the descriptor is writable).
+    ``closed`` once the reader is gone (``EPIPE``) or :meth:`close` ran; an outbox asked to
+    close while bytes wait closes once they are written (``closing``).
     """
 
-    closed: bool
+    __slots__ = ("before_close", "closed", "closing", "fd", "owned", "pending")
 
-    def send(self, data: bytes) -> bool: ...
-
-    async def asend(self, data: bytes) -> bool: ...
-
-    def close(self) -> None: ...
-
-
-def read_chunks(
-    fd: int, wake: int, stopping: Callable[[], bool], on_chunk: Callable[[bytes], bool]
-) -> bool:
-    """Read ``fd`` until its end, handing each chunk to ``on_chunk`` (True: stop reading).
-
-    Returns True at the end of the stream, False when ``on_chunk`` or ``wake`` (readable:
-    the proxy is stopping) ended it. A descriptor ``poll`` cannot watch (a tty on macOS) is
-    read without it, and so is everything where there is no ``poll`` (then a stopping proxy
-    leaves the blocked reader to the end of the process).
-    """
-    pollable = hasattr(select, "poll")  # not on Windows: plain blocking reads there
-    if pollable:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLPRI)
-        poller.register(wake, select.POLLIN)
-        poll = poller.poll
-    read = os.read
-    while True:
-        if pollable:
-            events = poll()
-            if len(events) != 1 or events[0][0] != fd:
-                if stopping() or any(f == wake for f, _ in events):
-                    return False
-                if any(f == fd and e & select.POLLNVAL for f, e in events):
-                    pollable = False
-            elif events[0][1] & select.POLLNVAL:
-                pollable = False
-        try:
-            chunk = read(fd, CHUNK)
-        except BlockingIOError:  # somebody made the descriptor non-blocking
-            continue
-        except OSError:
-            return True
-        if not chunk:
-            return True
-        if on_chunk(chunk):
-            return False
-
-
-class FdSink:
-    """Blocking writes of whole frames to a file descriptor, one writer at a time."""
-
-    def __init__(self, fd: int, *, owned: bool) -> None:
+    def __init__(
+        self, fd: int, *, owned: bool, before_close: Callable[[int], None] | None = None
+    ) -> None:
         self.fd = fd
+        self.owned = owned
+        #: Called with ``fd`` before an owned descriptor is closed (to stop watching it).
+        self.before_close = before_close
+        self.pending = bytearray()
         self.closed = False
-        self._owned = owned
-        self._lock = threading.Lock()
-        self._close_asked = False
+        self.closing = False
 
     def send(self, data: bytes) -> bool:
-        with self._lock:
-            if self.closed:
-                return False
+        """Write or queue ``data``; False when the reader is gone (nothing is kept then)."""
+        if self.closed:
+            return False
+        if self.pending:
+            self.pending += data
+            return True
+        try:
+            written = os.write(self.fd, data)
+        except BlockingIOError:
+            written = 0
+        except OSError:  # EPIPE, a closed descriptor: the reader is gone
+            self._close()
+            return False
+        if written < len(data):
+            self.pending += memoryview(data)[written:]
+        return True
+
+    def flush(self) -> bool:
+        """Write what the descriptor takes now; False when the reader is gone."""
+        pending = self.pending
+        while pending and not self.closed:
             try:
-                written = os.write(self.fd, data)
-                if written != len(data):
-                    self._rest(memoryview(data)[written:])
-            except OSError:  # EPIPE, a closed descriptor: the reader is gone
+                written = os.write(self.fd, pending)
+            except BlockingIOError:
+                break
+            except OSError:
                 self._close()
                 return False
-            finally:
-                if self._close_asked:
-                    self._close()
-            return True
-
-    def _rest(self, view: memoryview) -> None:
-        while view:
-            try:
-                view = view[os.write(self.fd, view) :]
-            except BlockingIOError:  # somebody made the descriptor non-blocking
-                select.select([], [self.fd], [], 1.0)
-
-    async def asend(self, data: bytes) -> bool:
-        return await asyncio.to_thread(self.send, data)
+            del pending[:written]
+        if not pending and self.closing:
+            self._close()
+        return not self.closed
 
     def close(self) -> None:
-        """Close now, or right after the write in progress (never blocks the caller)."""
-        if self._lock.acquire(blocking=False):
-            try:
-                self._close()
-            finally:
-                self._lock.release()
-        else:
-            self._close_asked = True
+        """Close once what waits is written (now, when nothing does)."""
+        self.closing = True
+        if not self.pending:
+            self._close()
+
+    def discard(self) -> None:
+        """Close now; what still waits is dropped."""
+        self._close()
 
     def _close(self) -> None:
+        self.pending.clear()
         if not self.closed:
             self.closed = True
-            if self._owned:
+            if self.owned:
+                if self.before_close is not None:
+                    self.before_close(self.fd)
                 with contextlib.suppress(OSError):
                     os.close(self.fd)
 
 
-class StreamSink:
-    """An asyncio writer fed from pump threads through its event loop (with backpressure)."""
+class Poller:
+    """Waits for readable and writable descriptors: ``set`` the interest, then ``wait``."""
 
-    def __init__(self, writer: ByteWriter, loop: asyncio.AbstractEventLoop) -> None:
-        self.closed = False
-        self._writer = writer
-        self._loop = loop
+    def __init__(self) -> None:
+        self._masks: dict[int, int] = {}
+        if hasattr(select, "poll") and sys.platform.startswith("linux"):
+            self._poll: select.poll | None = select.poll()
+            self._selector: selectors.BaseSelector | None = None
+        else:  # macOS's poll cannot watch a terminal; kqueue can
+            self._poll = None
+            self._selector = selectors.DefaultSelector()
 
-    def send(self, data: bytes) -> bool:
-        if self.closed:
-            return False
-        try:
-            future = asyncio.run_coroutine_threadsafe(self.asend(data), self._loop)
-        except RuntimeError:  # the loop is closed
-            self.closed = True
-            return False
-        while True:
+    def set(self, fd: int, mask: int) -> None:
+        """Watch ``fd`` for ``mask`` (READ, WRITE or both; 0 stops watching)."""
+        old = self._masks.get(fd, 0)
+        if mask == old:
+            return
+        if self._poll is not None:
+            if mask:
+                events = (select.POLLIN if mask & READ else 0) | (
+                    select.POLLOUT if mask & WRITE else 0
+                )
+                self._poll.register(fd, events)
+            else:
+                self._poll.unregister(fd)
+        else:
+            assert self._selector is not None
+            events = (selectors.EVENT_READ if mask & READ else 0) | (
+                selectors.EVENT_WRITE if mask & WRITE else 0
+            )
+            if not old:
+                self._selector.register(fd, events)
+            elif mask:
+                self._selector.modify(fd, events)
+            else:
+                self._selector.unregister(fd)
+        if mask:
+            self._masks[fd] = mask
+        else:
+            del self._masks[fd]
+
+    def wait(self, timeout: float | None) -> list[tuple[int, int]]:
+        """``(fd, mask)`` of what is ready; an error or hang-up counts as both."""
+        if self._poll is not None:
+            out: list[tuple[int, int]] = []
             try:
-                return future.result(timeout=0.5)
-            except TimeoutError:
-                if self.closed or self._loop.is_closed():
-                    future.cancel()
-                    return False
-
-    async def asend(self, data: bytes) -> bool:
-        if self.closed:
-            return False
-        try:
-            self._writer.write(data)
-            await self._writer.drain()
-        except (ConnectionError, RuntimeError, OSError):
-            self.closed = True
-            return False
-        return True
+                ready = self._poll.poll(None if timeout is None else timeout * 1000)
+            except InterruptedError:
+                return out
+            for fd, events in ready:
+                mask = READ if events & select.POLLIN else 0
+                if events & select.POLLOUT:
+                    mask |= WRITE
+                if events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                    mask = READ | WRITE
+                out.append((fd, mask))
+            return out
+        assert self._selector is not None
+        return [
+            (
+                key.fd,
+                (READ if events & selectors.EVENT_READ else 0)
+                | (WRITE if events & selectors.EVENT_WRITE else 0),
+            )
+            for key, events in self._selector.select(timeout)
+        ]
 
     def close(self) -> None:
-        self.closed = True
+        if self._selector is not None:
+            self._selector.close()

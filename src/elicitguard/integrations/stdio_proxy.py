@@ -5,15 +5,15 @@ configuration. It spawns the server, relays newline-delimited JSON-RPC both ways
 one :class:`~elicitguard.integrations.actions.Relay`, and passes the server's stderr
 straight through. Every frame is parsed once; frames nobody changes go on byte for byte.
 
-Each direction is pumped by its own thread with blocking pipe I/O (:mod:`.pipes` says why
-not the event loop). The frames of one read are judged together under one lock (the
-:class:`Relay` and the pending maps are shared) and what they produce leaves in one
+Both directions are relayed by one thread waiting on all the pipes in one ``poll``
+(:mod:`.relay_loop`; :mod:`.pipes` says why not the event loop and not a thread per
+direction). The frames of one read are judged together and what they produce leaves in one
 ``write`` per destination; when every frame of a read goes on unchanged, that write is the
 chunk as read. Ordinary traffic takes the engine's fast route
-(:meth:`~elicitguard.engine.engine.Engine.evaluate` given the parsed frame, no envelope built). The event
-loop keeps the rest: the child process, signals, the request-timeout watchdog and shutdown.
-A client given as asyncio streams (embedding, tests) is read by a task that hands each
-chunk to a thread.
+(:meth:`~elicitguard.engine.engine.Engine.evaluate` given the parsed frame, no envelope
+built, no outcome object). The event loop keeps the rest: the child process, signals and
+shutdown. A client given as asyncio streams (embedding, tests) is bridged to the relay's
+thread through a pipe each way.
 
 Lifecycle, as the MCP stdio transport describes it:
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -57,10 +58,12 @@ from elicitguard.integrations.actions import (
     dumps,
     error_response,
 )
-from elicitguard.integrations.lines import ByteReader, Line, LineReader, LineSplitter
-from elicitguard.integrations.pipes import CHUNK, ByteWriter, FdSink, Sink, StreamSink, read_chunks
+from elicitguard.integrations.lines import ByteReader, Line, LineReader
+from elicitguard.integrations.pipes import CHUNK, ByteWriter, make_nonblocking, restore_flags
 from elicitguard.integrations.recorder import Recorder
+from elicitguard.integrations.relay_loop import RelayLoop
 from elicitguard.protocol.envelope import Direction
+from elicitguard.protocol.parsing import parse_frame
 
 __all__ = ["INTERNAL_ERROR", "LineReader", "StdioProxy", "exit_status", "serve_stdio"]
 
@@ -121,14 +124,16 @@ class StdioProxy:
         self._closing = False
         self._stopping = False
         self._shutdown: asyncio.Task[None] | None = None
-        #: Guards the relay, the recorder and the pending maps (one pump thread per direction).
-        self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
-        self._fast_context: dict[str, Any] = {
-            "transport": relay.transport,
-            "server": relay.server,
-            "location": relay.location,
-        }
+        self._max_depth = relay.policy.limits.max_depth
+        #: The engine's one door, with what never changes on this connection bound once.
+        self._judge = functools.partial(
+            relay.engine.evaluate,
+            side=relay.side,
+            session=SESSION,
+            transport=relay.transport,
+            server=relay.server,
+            location=relay.location,
+        )
 
     # --- running ------------------------------------------------------------------------
 
@@ -136,7 +141,7 @@ class StdioProxy:
         """Relay until the server exits; return the exit status to propagate.
 
         ``client_in`` and ``client_out`` are file descriptors (the command line passes 0 and
-        1) or asyncio streams.
+        1) or asyncio streams (bridged to the relay's thread through pipes).
         """
         loop = asyncio.get_running_loop()
         self._loop = loop
@@ -154,47 +159,75 @@ class StdioProxy:
             os.close(to_server_r)
             os.close(from_server_w)
         self.process = process
-        self._server: Sink = FdSink(to_server_w, owned=True)
-        self._client: Sink = (
-            FdSink(client_out, owned=False)
-            if isinstance(client_out, int)
-            else StreamSink(client_out, loop)
+        owned = [from_server_r]
+        feeding: asyncio.Future[None] | None = None
+        draining: asyncio.Future[None] | None = None
+        if isinstance(client_in, int):
+            client_rx = client_in
+        else:
+            client_rx, bridge_w = os.pipe()
+            owned.append(client_rx)
+            feeding = asyncio.ensure_future(_feed_pipe(client_in, bridge_w))
+        if isinstance(client_out, int):
+            client_tx = client_out
+        else:
+            bridge_r, client_tx = os.pipe()
+            draining = asyncio.ensure_future(_drain_pipe(bridge_r, client_out))
+        restore = [
+            (fd, make_nonblocking(fd, shared=fd in (client_in, client_out)))
+            for fd in dict.fromkeys((client_rx, client_tx, from_server_r, to_server_w))
+        ]
+        tick = min(1.0, self.request_timeout / 4) if self.request_timeout else None
+        self._io = RelayLoop(
+            self,
+            client_rx=client_rx,
+            client_tx=client_tx,
+            server_rx=from_server_r,
+            server_tx=to_server_w,
+            max_bytes=self.max_bytes,
+            tick=tick,
         )
-        self._wake_r, self._wake_w = os.pipe()
-        upstream = self._in_thread(self._pump_server, from_server_r)
-        downstream: asyncio.Future[None] = (
-            self._in_thread(self._pump_client_fd, client_in)
-            if isinstance(client_in, int)
-            else asyncio.ensure_future(self._pump_client_stream(client_in))
-        )
+        relayed, thread = self._in_thread(self._io.run)
         exited = asyncio.ensure_future(process.wait())
-        watchdog = asyncio.ensure_future(self._watch_timeouts()) if self.request_timeout else None
         try:
-            first: set[asyncio.Future[Any]] = {upstream, exited}
+            first: set[asyncio.Future[Any]] = {relayed, exited}
             await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
-            if not upstream.done():
+            if not relayed.done():
                 # The server exited; a grandchild may still hold its stdout open.
-                done, _ = await asyncio.wait({upstream}, timeout=self.shutdown_timeout)
+                done, _ = await asyncio.wait({relayed}, timeout=self.shutdown_timeout)
                 if not done:
-                    self._stop_threads()
-                    await asyncio.to_thread(self._fail_in_flight)
+                    self._io.post(self._io.abandon_server)
+                    await asyncio.wait({relayed}, timeout=1.0)
         finally:
-            self._stop_threads()
-            for task in (downstream, exited, self._shutdown, watchdog):
+            self._stopping = True
+            self._io.stop()
+            stopped = await self._join(thread)
+            if stopped:
+                self._io.close()  # the server's stdin: it sees the end of its input
+                if draining is not None:  # the client's bridge gets what is left, then ends
+                    os.close(client_tx)
+                    await asyncio.wait({draining}, timeout=1.0)
+            for task in (exited, self._shutdown, feeding, draining):
                 if task is not None and not task.done():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await task
             await self._reap()
-            self._client.close()
-            if await self._join_threads():
-                os.close(from_server_r)  # else a thread still holds it: left to process exit
+            for fd, flags in restore:
+                if fd in (client_in, client_out):
+                    restore_flags(fd, flags)
+            if stopped:  # else the relay's thread still holds them: left to process exit
+                for fd in owned:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
             if self.recorder is not None:
                 self.recorder.close()
         return exit_status(process.returncode)
 
-    def _in_thread(self, target: Callable[[int], None], fd: int) -> asyncio.Future[None]:
-        """Run ``target(fd)`` in a daemon thread; the future completes when it returns."""
+    def _in_thread(
+        self, target: Callable[[], None]
+    ) -> tuple[asyncio.Future[None], threading.Thread]:
+        """Run ``target()`` in a daemon thread; the future completes when it returns."""
         loop = self._loop
         future: asyncio.Future[None] = loop.create_future()
 
@@ -204,79 +237,54 @@ class StdioProxy:
 
         def body() -> None:
             try:
-                target(fd)
+                target()
             finally:
                 with contextlib.suppress(RuntimeError):  # the loop is already closed
                     loop.call_soon_threadsafe(settle)
 
-        thread = threading.Thread(target=body, name=f"elicitguard{target.__name__}", daemon=True)
-        self._threads.append(thread)
+        thread = threading.Thread(target=body, name="elicitguard-relay", daemon=True)
         thread.start()
-        return future
+        return future, thread
 
-    def _stop_threads(self) -> None:
-        """Wake the pump threads blocked in ``poll``; they return without judging more."""
-        if not self._stopping:
-            self._stopping = True
-            with contextlib.suppress(OSError):
-                os.write(self._wake_w, b"x")
-
-    async def _join_threads(self) -> bool:
-        """Wait briefly for the pump threads; close the wake-up pipe once they are gone."""
+    @staticmethod
+    async def _join(thread: threading.Thread) -> bool:
+        """Wait briefly for the relay's thread; False if it is still blocked."""
         deadline = time.monotonic() + 1.0
-        while any(t.is_alive() for t in self._threads) and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-        if any(t.is_alive() for t in self._threads):  # blocked writing to a stalled peer
-            return False
-        for fd in (self._wake_r, self._wake_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        return True
-
-    def _is_stopping(self) -> bool:
-        return self._stopping
+        while thread.is_alive() and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+        return not thread.is_alive()
 
     def _call_soon(self, callback: Callable[..., None], *args: Any) -> None:
         """Run ``callback`` on the event loop, from any thread."""
         with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to do
             self._loop.call_soon_threadsafe(callback, *args)
 
-    async def _watch_timeouts(self) -> None:
+    def tick(self, now: float) -> None:
         """Answer client requests the server has left waiting past ``request_timeout``."""
-        assert self.request_timeout is not None  # only started with a timeout
-        tick = min(1.0, self.request_timeout / 4)
-        while True:
-            await asyncio.sleep(tick)
-            now = time.monotonic()
-            replies = bytearray()
-            with self._lock:
-                expired = [
-                    key
-                    for key, since in self.client_pending.items()
-                    if since is not None and now - since > self.request_timeout
-                ]
-                for key in expired:
-                    self.client_pending.pop(key, None)
-                    self.timed_out[key] = None
-                    while len(self.timed_out) > _MAX_PENDING:
-                        self.timed_out.popitem(last=False)
-                    reply = error_response(
-                        key[1],
-                        INTERNAL_ERROR,
-                        "elicitguard: the MCP server did not answer in time",
-                        {
-                            "elicitguard": {
-                                "reason": "upstream_timeout",
-                                "timeout_s": self.request_timeout,
-                            }
-                        },
-                    )
-                    self.relay.engine.audit.event(
-                        "elicitguard.upstream_timeout", timeout_s=self.request_timeout
-                    )
-                    replies += dumps(reply) + b"\n"
-            if replies and not await self._client.asend(bytes(replies)):
-                self._client_lost()
+        timeout = self.request_timeout
+        if timeout is None or not self.client_pending:
+            return
+        expired = [
+            key
+            for key, since in self.client_pending.items()
+            if since is not None and now - since > timeout
+        ]
+        replies = bytearray()
+        for key in expired:
+            self.client_pending.pop(key, None)
+            self.timed_out[key] = None
+            while len(self.timed_out) > _MAX_PENDING:
+                self.timed_out.popitem(last=False)
+            reply = error_response(
+                key[1],
+                INTERNAL_ERROR,
+                "elicitguard: the MCP server did not answer in time",
+                {"elicitguard": {"reason": "upstream_timeout", "timeout_s": timeout}},
+            )
+            self.relay.engine.audit.event("elicitguard.upstream_timeout", timeout_s=timeout)
+            replies += dumps(reply) + b"\n"
+        if replies:
+            self._to_client(bytes(replies))
 
     def forward_signal(self, signum: int) -> None:
         """Pass a signal the proxy received on to the server."""
@@ -290,7 +298,6 @@ class StdioProxy:
         process = self.process
         if process is None:
             return
-        self._server.close()
         for escalate in (None, signal.SIGTERM, signal.SIGKILL):
             if escalate is not None and process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -302,43 +309,11 @@ class StdioProxy:
                 continue
         await process.wait()
 
-    # --- client to server ---------------------------------------------------------------
+    # --- what the relay's thread reports ---------------------------------------------------
 
-    def _pump_client_fd(self, fd: int) -> None:
-        splitter = LineSplitter(self.max_bytes)
-        try:
-            ended = read_chunks(
-                fd,
-                self._wake_r,
-                self._is_stopping,
-                lambda chunk: self._deliver(splitter.feed(chunk), _C2S, chunk, splitter.whole),
-            )
-            if ended and (tail := splitter.finish()) is not None:
-                self._deliver([tail], _C2S)
-        finally:
-            self._client_done()
-
-    async def _pump_client_stream(self, stream: ByteReader) -> None:
-        splitter = LineSplitter(self.max_bytes)
-        try:
-            while True:
-                chunk = await stream.read(CHUNK)
-                lines = splitter.feed(chunk) if chunk else []
-                if not chunk and (tail := splitter.finish()) is not None:
-                    lines.append(tail)
-                if lines:
-                    close: bool = await asyncio.to_thread(self._deliver, lines, _C2S)
-                    if close:
-                        break
-                if not chunk:
-                    break
-        finally:
-            self._client_done()
-
-    def _client_done(self) -> None:
-        """The client went away: close the server's stdin and give it time to exit."""
+    def client_ended(self) -> None:
+        """The client went away: the relay closes the server's stdin; give it time to exit."""
         self.client_gone = True
-        self._server.close()
         if not self._stopping:
             self._call_soon(self._schedule_shutdown)
 
@@ -347,26 +322,16 @@ class StdioProxy:
             self._closing = True
             self._shutdown = asyncio.get_running_loop().create_task(self._reap())
 
-    # --- server to client ---------------------------------------------------------------
-
-    def _pump_server(self, fd: int) -> None:
-        splitter = LineSplitter(self.max_bytes)
-        ended = read_chunks(
-            fd,
-            self._wake_r,
-            self._is_stopping,
-            lambda chunk: self._deliver(splitter.feed(chunk), _S2C, chunk, splitter.whole),
-        )
-        if ended:
-            tail = splitter.finish()
-            closed = tail is not None and self._deliver([tail], _S2C)
-        elif self._stopping:
-            return  # run() answers what is still in flight
-        else:
-            closed = True
+    def server_ended(self, closed: bool) -> None:
+        """The server's output ended: answer what still waits (and stop it if a frame said
+        to close)."""
         if closed:
             self._call_soon(self.forward_signal, signal.SIGTERM)
         self._fail_in_flight()
+
+    def client_lost(self) -> None:
+        self.client_gone = True
+        self._call_soon(self._schedule_shutdown)
 
     def _late_answer(self, message: dict[str, Any] | None) -> bool:
         """True for the server's answer to a request a timeout already answered."""
@@ -383,24 +348,21 @@ class StdioProxy:
         returncode = self.process.returncode if self.process is not None else None
         data = {"elicitguard": {"reason": "upstream_closed"}}
         replies = bytearray()
-        with self._lock:
-            for key in list(self.client_pending):
-                reply = error_response(
-                    key[1],
-                    INTERNAL_ERROR,
-                    "elicitguard: the MCP server closed its output before answering",
-                    data
-                    if returncode is None
-                    else {**data, "exit_status": exit_status(returncode)},
-                )
-                replies += dumps(reply) + b"\n"
-            self.client_pending.clear()
+        for key in self.client_pending:
+            reply = error_response(
+                key[1],
+                INTERNAL_ERROR,
+                "elicitguard: the MCP server closed its output before answering",
+                data if returncode is None else {**data, "exit_status": exit_status(returncode)},
+            )
+            replies += dumps(reply) + b"\n"
+        self.client_pending.clear()
         if replies:
             self._to_client(bytes(replies))
 
     # --- shared -------------------------------------------------------------------------
 
-    def _deliver(
+    def lines(
         self,
         lines: list[bytes | Line],
         direction: Direction,
@@ -419,11 +381,10 @@ class StdioProxy:
         onward: list[bytes] = []
         back: list[bytes] = []
         flags = 0
-        with self._lock:
-            for line in lines:
-                flags |= self._handle(line, direction, onward, back)
-                if flags & _CLOSE:
-                    break
+        for line in lines:
+            flags |= self._handle(line, direction, onward, back)
+            if flags & _CLOSE:
+                break
         if onward:
             if chunk is not None and whole and not flags and len(onward) == len(lines):
                 data = chunk
@@ -431,7 +392,7 @@ class StdioProxy:
                 onward.append(b"")
                 data = b"\n".join(onward)
             if direction is _C2S:
-                self._server.send(data)
+                self._io.to_server(data)
             else:
                 self._to_client(data)
         if back:
@@ -439,7 +400,7 @@ class StdioProxy:
             if direction is _C2S:
                 self._to_client(b"\n".join(back))
             else:
-                self._server.send(b"\n".join(back))
+                self._io.to_server(b"\n".join(back))
         return bool(flags & _CLOSE)
 
     def _handle(
@@ -449,9 +410,15 @@ class StdioProxy:
         message, outcome = self._evaluate(line, direction)
         if message is not None and self.recorder is not None:
             self.recorder.record(message, direction, session=SESSION)
-        flags = _CLOSE if outcome.close else 0
         if direction is _S2C and self.timed_out and self._late_answer(message):
-            return flags | _CHANGED
+            return _CLOSE | _CHANGED if outcome is not None and outcome.close else _CHANGED
+        if outcome is None:  # the engine's fast route: the frame goes on as it came
+            assert message is not None
+            assert isinstance(line, bytes)
+            self._track(message, direction)
+            onward.append(line)
+            return 0
+        flags = _CLOSE if outcome.close else 0
         if isinstance(outcome, Forward):
             self._track(message, direction)
             onward.append(line if isinstance(line, bytes) else line.data)
@@ -469,8 +436,9 @@ class StdioProxy:
 
     def _evaluate(
         self, line: bytes | Line, direction: Direction
-    ) -> tuple[dict[str, Any] | None, Outcome]:
-        """Parse and judge one line; ordinary traffic takes the engine's fast route."""
+    ) -> tuple[dict[str, Any] | None, Outcome | None]:
+        """Parse and judge one line; ``None`` for the outcome: the engine's fast route let
+        it through unchanged (no outcome object is built for ordinary traffic)."""
         relay = self.relay
         if isinstance(line, Line):  # only oversized lines come as Line
             error = FrameError(
@@ -478,17 +446,16 @@ class StdioProxy:
                 f"frame of {line.size} bytes is over the limit of {self.max_bytes} bytes",
             )
             return None, relay.bad_frame(line.data, error, direction, session=SESSION)
-        parsed = relay.parse(line, direction, session=SESSION)
-        if not isinstance(parsed, dict):
-            return None, parsed
+        try:
+            parsed = parse_frame(line, max_bytes=self.max_bytes, max_depth=self._max_depth)
+        except FrameError as exc:
+            return None, relay.bad_frame(line, exc, direction, session=SESSION)
         if relay.sealing is not None:  # sealing rewrites requestState: the relay does it all
             return parsed, relay.inspect(parsed, direction, raw=line, session=SESSION)
         try:
-            decision = relay.engine.evaluate(
-                parsed, direction, side=relay.side, session=SESSION, raw=line, **self._fast_context
-            )
+            decision = self._judge(parsed, direction, raw=line)
             if decision.fast_path:
-                return parsed, Forward(decision)
+                return parsed, None
             envelope = relay.envelope(parsed, direction, raw=line, session=SESSION)
             state = relay.engine.store.get(SESSION)
             return parsed, act(decision, envelope, policy=relay.policy, state=state)
@@ -506,7 +473,7 @@ class StdioProxy:
         to_server = direction is _C2S
         if "method" in message:
             pending = self.client_pending if to_server else self.server_pending
-            pending[key] = time.monotonic()
+            pending[key] = time.monotonic() if self.request_timeout else None
             while len(pending) > _MAX_PENDING:
                 pending.popitem(last=False)
         else:
@@ -532,15 +499,62 @@ class StdioProxy:
         out.append(dumps(reply))
 
     def _to_client(self, data: bytes) -> None:
-        """Send to the client from a pump thread; a client that went away ends the session."""
+        """Send to the client (the relay reports a client that went away)."""
         if self.client_gone and self._closing:
             return
-        if not self._client.send(data):
-            self._client_lost()
+        self._io.to_client(data)
 
-    def _client_lost(self) -> None:
-        self.client_gone = True
-        self._call_soon(self._schedule_shutdown)
+
+async def _feed_pipe(stream: ByteReader, fd: int) -> None:
+    """Copy an asyncio client stream into the pipe the relay reads; close it at the end
+    (after a write still in flight in its thread, never under it)."""
+    writing: asyncio.Future[None] | None = None
+    try:
+        while chunk := await stream.read(CHUNK):
+            writing = asyncio.ensure_future(asyncio.to_thread(_write_all, fd, chunk))
+            await asyncio.shield(writing)
+            writing = None
+    except OSError:
+        pass  # the relay stopped reading
+    finally:
+        if writing is not None and not writing.done():
+            writing.add_done_callback(functools.partial(_close_after, fd))
+        else:
+            os.close(fd)
+
+
+def _close_after(fd: int, write: asyncio.Future[None]) -> None:
+    if not write.cancelled():
+        write.exception()  # retrieved: a reader that went away is no error here
+    os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+async def _drain_pipe(fd: int, writer: ByteWriter) -> None:
+    """Copy what the relay writes for an asyncio client to its writer, whole lines at a time."""
+    held = b""
+    try:
+        while chunk := await asyncio.to_thread(os.read, fd, CHUNK):
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:
+                held += chunk
+                continue
+            writer.write(held + chunk[:cut])
+            held = chunk[cut:]
+            await writer.drain()
+        if held:
+            writer.write(held)
+            await writer.drain()
+    except (ConnectionError, RuntimeError, OSError):
+        pass  # the client went away: closing the pipe tells the relay
+    finally:
+        os.close(fd)
+        writer.close()
 
 
 async def serve_stdio(proxy: StdioProxy) -> int:

@@ -4,11 +4,17 @@ A capture's decisions depend on the session they belong to (its requests, answer
 ``requestState`` chains), never on another session's, so the sessions of a run can be
 judged in separate processes and the results put back together:
 
-* every worker reads every file (reading and parsing is the cheap part) and judges only the
-  lines of the sessions it owns: a session, ``(file, session label)``, belongs to worker
-  ``crc32(file NUL label) mod N``, so a session is never split;
-* a line that is not a session's (unreadable, too large, not JSON) is worker 0's, so each
-  error is reported once;
+* every worker reads every file and judges only the lines of the sessions it owns; the
+  sessions, ``(file, session label)``, are dealt to the workers in turn in the order they
+  first appear (every worker sees the same order, so all agree, and the work is spread
+  evenly; past :data:`DEALT_SESSIONS` sessions, ``crc32(file NUL label) mod N`` keeps the
+  memory bounded), so a session is never split;
+* a worker parses only its own lines in full: an envelope line's session is read alone
+  (:func:`session_hint`), and the line is then its owner's whatever it holds (a line that
+  then fails to parse is reported by that worker); a line that is no JSON object at all
+  is parsed by every worker, as before, to learn it is nobody's;
+* a line that is not a session's (too large, not JSON) is worker 0's, so each error is
+  reported once;
 * each worker notes, for every finding, error and suppressed finding it adds, the file and
   the position of the entry that produced it; the parent merges the lists by those
   positions, which is the order one job appends them in, and then adds what depends on the
@@ -32,9 +38,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["PartialResult", "Partition", "lint_in_processes", "single_job_reason"]
+import msgspec
+
+__all__ = [
+    "DEALT_SESSIONS",
+    "PartialResult",
+    "Partition",
+    "lint_in_processes",
+    "session_hint",
+    "single_job_reason",
+]
 
 T = TypeVar("T")
+
+
+#: Sessions dealt in turn before the rest are placed by hash (the table's memory bound).
+DEALT_SESSIONS = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,17 +62,57 @@ class Partition:
 
     index: int
     count: int
+    #: Session key -> worker, in the order the sessions first appeared.
+    dealt: dict[bytes, int] = field(default_factory=dict, compare=False, repr=False)
 
     def owns(self, prefix: str, session: object) -> bool:
         """True when the session ``session`` of the file whose label+NUL is ``prefix`` is ours."""
         label = session if isinstance(session, str) else ""
-        key = (prefix + label).encode("utf-8", "surrogatepass")
-        return zlib.crc32(key) % self.count == self.index
+        return self._owner((prefix + label).encode("utf-8", "surrogatepass")) == self.index
+
+    def owns_hint(self, prefix: bytes, hint: bytes) -> bool:
+        """:meth:`owns` for a session label read alone (:func:`session_hint`)."""
+        return self._owner(prefix + hint) == self.index
+
+    def _owner(self, key: bytes) -> int:
+        dealt = self.dealt
+        owner = dealt.get(key)
+        if owner is None:
+            if len(dealt) >= DEALT_SESSIONS:
+                return zlib.crc32(key) % self.count
+            owner = dealt[key] = len(dealt) % self.count
+        return owner
 
     @property
     def reports_errors(self) -> bool:
         """Lines that belong to no session are worker 0's."""
         return self.index == 0
+
+
+class _Head(msgspec.Struct):
+    """An envelope line's top-level ``session``, every other key skipped unread."""
+
+    session: object = None
+
+
+_read_head = msgspec.json.Decoder(_Head).decode
+
+
+def session_hint(line: bytes) -> bytes | None:
+    """The session label of an envelope line (``b""``: none), or ``None`` when it is no
+    JSON object.
+
+    Why: a ``--jobs`` worker would otherwise parse every line of a capture in full only to
+    learn whose it is. :mod:`msgspec` decodes just the top-level ``session`` (the message is
+    skipped without building an object, about a third of a full parse), as the full parser
+    reads it: the last of repeated keys, escapes in keys decoded. Every worker reads the
+    same label from the same bytes, so each line still has exactly one owner.
+    """
+    try:
+        session = _read_head(line).session
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return None
+    return session.encode("utf-8", "surrogatepass") if isinstance(session, str) else b""
 
 
 @dataclass(slots=True)
@@ -68,11 +127,12 @@ class Marks:
         """Yield ``entries``, noting after each one what it added to ``result``."""
         position = -1
         for position, entry in enumerate(entries):
-            self._mark(result, file_index, position - 1)
+            self.mark(result, file_index, position - 1)
             yield entry
-        self._mark(result, file_index, position)
+        self.mark(result, file_index, position)
 
-    def _mark(self, result: Any, file_index: int, position: int) -> None:
+    def mark(self, result: Any, file_index: int, position: int) -> None:
+        """Note what ``result`` gained since the last note as the entry ``position``'s."""
         sizes = (len(result.findings), len(result.errors), len(result.suppressed))
         if sizes != self.last:
             self.rows.append((file_index, position, *sizes))
@@ -128,14 +188,17 @@ def lint_in_processes(
     # Fork before any engine exists: warming one up starts a thread (the community secret
     # catalogue compiles in the background under a lock), and a child forked meanwhile
     # would inherit that lock held by a thread it does not have.
+    # The pool forks every worker when it is made, so the parent's own linter (its engine's
+    # warm-up is a few tenths of a second) is built while the workers lint, not after.
     _WORK.update(make_linter=make_linter, paths=list(paths), jobs=jobs)
     try:
         context = multiprocessing.get_context("fork")
         with context.Pool(jobs) as pool:
-            partials = pool.map(_work, range(jobs), chunksize=1)
+            pending = pool.map_async(_work, range(jobs), chunksize=1)
+            linter = make_linter(None)
+            partials = pending.get()
     finally:
         _WORK.clear()
-    linter = make_linter(None)
     result = merge(partials)
     for exception, uses in zip(
         linter.engine.policy.exceptions, _summed_uses(partials), strict=True

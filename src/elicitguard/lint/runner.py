@@ -32,7 +32,7 @@ from elicitguard.lint.envelopes import (
     read_lines,
     too_large,
 )
-from elicitguard.lint.parallel import Marks, Partition
+from elicitguard.lint.parallel import Marks, Partition, session_hint
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import parse_frame
@@ -278,8 +278,18 @@ class Linter:
         evaluate = self.engine.evaluate
         prefix = label + "\x00"
         capture = Side.CAPTURE
-        spread = self.partition is not None
-        for captured in self._entries(read_lines(stream, max_bytes), result):
+        partition = self.partition
+        spread = partition is not None
+        prefix_bytes = prefix.encode("utf-8", "surrogatepass")
+        # A --jobs worker notes what each line it judged added, by line number, when it
+        # moves on (lines left to other workers add nothing and cost no note).
+        mark = self.marks.mark
+        noted = 0  # the line whose additions are not noted yet (0: none)
+        file_index = self._file_index
+        for captured in read_lines(stream, max_bytes):
+            if noted:
+                mark(result, file_index, noted)
+                noted = 0
             if progress is not None:
                 progress(stream.tell())
             result.messages += 1
@@ -287,14 +297,21 @@ class Linter:
             if line is None:
                 if spread and self._skips_error():
                     continue
+                noted = captured.line if spread else 0
                 self._line_error(
                     label, Location(line=captured.line), too_large(captured, max_bytes), result
                 )
                 continue
             owned = False  # a --jobs worker: the line's session is known to be ours
+            if partition is not None and (hint := session_hint(line)) is not None:
+                if not partition.owns_hint(prefix_bytes, hint):
+                    continue  # another worker's: not even parsed here
+                owned = True
+            if spread:
+                noted = captured.line
             try:
                 value = parse_frame(line, max_bytes=max_bytes, max_depth=max_depth + 1)
-                if spread:
+                if spread and not owned:
                     if self._skips(prefix, value.get("session") if type(value) is dict else None):
                         continue
                     owned = True
@@ -325,6 +342,8 @@ class Linter:
             if decision.findings or decision.suppressed:
                 where = Location(line=captured.line)
                 self._report(label, where, decision.envelope, decision, session, result)
+        if noted:
+            mark(result, file_index, noted)
 
     def _read(self, stream: Any, input_format: str) -> CaptureStream:
         limits = self.engine.policy.limits
