@@ -65,8 +65,8 @@ from elicitguard.errors import FrameError
 from elicitguard.identity.sealing import RequestStateGuard
 from elicitguard.protocol.envelope import Direction, Envelope, Side
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import parse_frame
-from elicitguard.protocol.reading import ORDINARY, Reading, read
+from elicitguard.protocol.parsing import may_hide_elicitation, parse_frame
+from elicitguard.protocol.reading import ORDINARY, Reading, classify, read
 from elicitguard.protocol.session import BoundedMap, SessionState
 from elicitguard.protocol.versions import normalise_version
 
@@ -120,6 +120,12 @@ def _frame_envelope(
     """The envelope a frame that could not be read is recorded under (no message, no bytes)."""
     kept = {k: v for k, v in context.items() if k != "raw"}
     return Envelope({}, direction, side=side, session=session, **kept)
+
+
+def _unknown_context(context: dict[str, Any]) -> None:
+    """A misspelt keyword (``sesion=``) is a ``TypeError`` on every route."""
+    unknown = ", ".join(sorted(set(context) - _CONTEXT_FIELDS))
+    raise TypeError(f"evaluate() got unexpected keyword argument(s): {unknown}")
 
 
 def _reply_decision_id(reply: dict[str, Any]) -> str:
@@ -267,6 +273,32 @@ class Engine:
         ``requestState``, classify and extract, dispatch, emit findings, decide, record,
         seal a ``requestState``. Never raises for anything the message contains.
         """
+        classified: bool | None = None
+        if (
+            message.__class__ is dict
+            and direction is not None
+            and items is None
+            and self.request_state is None
+        ):
+            # 3, first: the fast route (the classification step of the protocol pass) for a
+            # parsed message seen without headers or an explicit version, before anything
+            # is built or timed. Ordinary traffic ends here with its bookkeeping done.
+            assert isinstance(message, dict)  # for the type checker: the test above
+            raw = None
+            plain = True
+            if context:
+                if not _CONTEXT_FIELDS.issuperset(context):
+                    _unknown_context(context)
+                raw = context.get("raw")
+                plain = not context.get("headers") and context.get("protocol_version") is None
+            if plain:
+                state = self.store.get(session or "")
+                classified = classify(
+                    message, direction, side, state, self.default_era, self._needs, self.services
+                )
+                if classified and (raw is None or not may_hide_elicitation(raw)):
+                    self._counters["fast_path"] += 1
+                    return self._fast
         started = time.perf_counter_ns()
         # 1. parse: a message (or the frame error that stops here) and its envelope, if any
         envelope: Envelope | None
@@ -277,8 +309,7 @@ class Engine:
             if direction is None:
                 raise TypeError("evaluate() needs a direction unless it is given an Envelope")
             if context and not _CONTEXT_FIELDS.issuperset(context):
-                unknown = ", ".join(sorted(set(context) - _CONTEXT_FIELDS))
-                raise TypeError(f"evaluate() got unexpected keyword argument(s): {unknown}")
+                _unknown_context(context)
             envelope = None
             if isinstance(message, dict):
                 msg = message
@@ -328,6 +359,7 @@ class Engine:
             context=context,
             needs=self._needs,
             services=self.services,
+            classified=classified,
         )
         if reading is ORDINARY:
             self._counters["fast_path"] += 1
