@@ -64,6 +64,7 @@ from elicitguard.engine.warmup import warm_up_envelopes
 from elicitguard.errors import FrameError
 from elicitguard.identity.sealing import RequestStateGuard
 from elicitguard.protocol.envelope import Direction, Envelope, Side
+from elicitguard.protocol.frame_route import classify_frame
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import may_hide_elicitation, parse_frame
 from elicitguard.protocol.reading import ORDINARY, Reading, classify, read
@@ -274,16 +275,17 @@ class Engine:
         seal a ``requestState``. Never raises for anything the message contains.
         """
         classified: bool | None = None
+        kind = message.__class__
         if (
-            message.__class__ is dict
+            (kind is dict or kind is bytes)
             and direction is not None
             and items is None
             and self.request_state is None
         ):
             # 3, first: the fast route (the classification step of the protocol pass) for a
-            # parsed message seen without headers or an explicit version, before anything
-            # is built or timed. Ordinary traffic ends here with its bookkeeping done.
-            assert isinstance(message, dict)  # for the type checker: the test above
+            # message seen without headers or an explicit version, before anything is
+            # built or timed: a frame's bytes are not even parsed whole. Ordinary traffic
+            # ends here with its bookkeeping done.
             raw = None
             plain = True
             if context:
@@ -293,12 +295,36 @@ class Engine:
                 plain = not context.get("headers") and context.get("protocol_version") is None
             if plain:
                 state = self.store.get(session or "")
-                classified = classify(
-                    message, direction, side, state, self.default_era, self._needs, self.services
-                )
-                if classified and (raw is None or not may_hide_elicitation(raw)):
-                    self._counters["fast_path"] += 1
-                    return self._fast
+                if kind is bytes:
+                    assert isinstance(message, bytes)  # for the type checker: the test above
+                    limits = self.policy.limits
+                    if classify_frame(
+                        message,
+                        direction,
+                        side,
+                        state,
+                        self.default_era,
+                        self._needs,
+                        self.services,
+                        max_bytes=limits.max_message_bytes,
+                        max_depth=limits.max_depth,
+                    ):
+                        self._counters["fast_path"] += 1
+                        return self._fast
+                else:
+                    assert isinstance(message, dict)  # for the type checker: the test above
+                    classified = classify(
+                        message,
+                        direction,
+                        side,
+                        state,
+                        self.default_era,
+                        self._needs,
+                        self.services,
+                    )
+                    if classified and (raw is None or not may_hide_elicitation(raw)):
+                        self._counters["fast_path"] += 1
+                        return self._fast
         started = time.perf_counter_ns()
         # 1. parse: a message (or the frame error that stops here) and its envelope, if any
         envelope: Envelope | None
