@@ -15,6 +15,11 @@ the URL binder. Its body is the pipeline, stage by stage, each named by a commen
    bookkeeping done and nothing built (the fast path: a counter, the shared decision);
    anything else leaves with its items, the ordinary-rule items the policy asked for, and
    the repeated-key check done. The engine never calls back into ``protocol`` for it.
+   Its first step, the classification (:func:`elicitguard.protocol.reading.classify`),
+   runs before anything else for a message seen without headers or an explicit version:
+   on a parsed message, or on a frame's bytes without parsing them whole
+   (:mod:`elicitguard.protocol.frame_route`); a message it cannot call ordinary goes
+   through the stages in order, and is not classified twice.
 4. **dispatch**: each item runs the rules the policy compiled for its kind and side (pure
    checks reuse the hits of an identical item, :mod:`elicitguard.engine.verdicts`).
 5. **emit findings**: hits become findings, or suppressions where an exception applies

@@ -3,7 +3,8 @@
 :func:`read` is the only way the engine looks into a message. It decodes no more than the
 decision needs, in this order:
 
-1. **Classify.** For a message seen without headers or an explicit protocol version (a
+1. **Classify** (:func:`classify`, which the engine also calls first, on its own). For a
+   message seen without headers or an explicit protocol version (a
    stdio frame, a capture line) and that no ordinary-traffic rule wants to see
    (:meth:`OrdinaryNeeds.quiet`), :func:`~elicitguard.protocol.extract.ordinary_bookkeeping`
    reads the top-level keys (``method``, ``id``, ``result``/``error``) and only then the
