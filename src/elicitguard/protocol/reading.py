@@ -374,8 +374,8 @@ def classify(
     # OrdinaryNeeds.quiet, inlined: this runs on every message.
     if direction is _C2S:
         if (
-            side in needs.client_sides
-            and needs.argument_names
+            needs.argument_names
+            and side in needs.client_sides
             and not needs.quiet(message, direction, side, services)
         ):
             return False
