@@ -15,6 +15,11 @@ the URL binder. Its body is the pipeline, stage by stage, each named by a commen
    bookkeeping done and nothing built (the fast path: a counter, the shared decision);
    anything else leaves with its items, the ordinary-rule items the policy asked for, and
    the repeated-key check done. The engine never calls back into ``protocol`` for it.
+   Its first step, the classification (:func:`elicitguard.protocol.reading.classify`),
+   runs before anything else for a message seen without headers or an explicit version:
+   on a parsed message, or on a frame's bytes without parsing them whole
+   (:mod:`elicitguard.protocol.frame_route`); a message it cannot call ordinary goes
+   through the stages in order, and is not classified twice.
 4. **dispatch**: each item runs the rules the policy compiled for its kind and side (pure
    checks reuse the hits of an identical item, :mod:`elicitguard.engine.verdicts`).
 5. **emit findings**: hits become findings, or suppressions where an exception applies
@@ -64,9 +69,10 @@ from elicitguard.engine.warmup import warm_up_envelopes
 from elicitguard.errors import FrameError
 from elicitguard.identity.sealing import RequestStateGuard
 from elicitguard.protocol.envelope import Direction, Envelope, Side
+from elicitguard.protocol.frame_route import classify_frame
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import parse_frame
-from elicitguard.protocol.reading import ORDINARY, Reading, read
+from elicitguard.protocol.parsing import may_hide_elicitation, parse_frame
+from elicitguard.protocol.reading import ORDINARY, Reading, classify, read
 from elicitguard.protocol.session import BoundedMap, SessionState
 from elicitguard.protocol.versions import normalise_version
 
@@ -120,6 +126,12 @@ def _frame_envelope(
     """The envelope a frame that could not be read is recorded under (no message, no bytes)."""
     kept = {k: v for k, v in context.items() if k != "raw"}
     return Envelope({}, direction, side=side, session=session, **kept)
+
+
+def _unknown_context(context: dict[str, Any]) -> None:
+    """A misspelt keyword (``sesion=``) is a ``TypeError`` on every route."""
+    unknown = ", ".join(sorted(set(context) - _CONTEXT_FIELDS))
+    raise TypeError(f"evaluate() got unexpected keyword argument(s): {unknown}")
 
 
 def _reply_decision_id(reply: dict[str, Any]) -> str:
@@ -267,6 +279,57 @@ class Engine:
         ``requestState``, classify and extract, dispatch, emit findings, decide, record,
         seal a ``requestState``. Never raises for anything the message contains.
         """
+        classified: bool | None = None
+        kind = message.__class__
+        if (
+            (kind is dict or kind is bytes)
+            and direction is not None
+            and items is None
+            and self.request_state is None
+        ):
+            # 3, first: the fast route (the classification step of the protocol pass) for a
+            # message seen without headers or an explicit version, before anything is
+            # built or timed: a frame's bytes are not even parsed whole. Ordinary traffic
+            # ends here with its bookkeeping done.
+            raw = None
+            plain = True
+            if context:
+                if not _CONTEXT_FIELDS.issuperset(context):
+                    _unknown_context(context)
+                raw = context.get("raw")
+                plain = not context.get("headers") and context.get("protocol_version") is None
+            if plain:
+                state = self.store.get(session or "")
+                if kind is bytes:
+                    assert isinstance(message, bytes)  # for the type checker: the test above
+                    limits = self.policy.limits
+                    if classify_frame(
+                        message,
+                        direction,
+                        side,
+                        state,
+                        self.default_era,
+                        self._needs,
+                        self.services,
+                        max_bytes=limits.max_message_bytes,
+                        max_depth=limits.max_depth,
+                    ):
+                        self._counters["fast_path"] += 1
+                        return self._fast
+                else:
+                    assert isinstance(message, dict)  # for the type checker: the test above
+                    classified = classify(
+                        message,
+                        direction,
+                        side,
+                        state,
+                        self.default_era,
+                        self._needs,
+                        self.services,
+                    )
+                    if classified and (raw is None or not may_hide_elicitation(raw)):
+                        self._counters["fast_path"] += 1
+                        return self._fast
         started = time.perf_counter_ns()
         # 1. parse: a message (or the frame error that stops here) and its envelope, if any
         envelope: Envelope | None
@@ -277,8 +340,7 @@ class Engine:
             if direction is None:
                 raise TypeError("evaluate() needs a direction unless it is given an Envelope")
             if context and not _CONTEXT_FIELDS.issuperset(context):
-                unknown = ", ".join(sorted(set(context) - _CONTEXT_FIELDS))
-                raise TypeError(f"evaluate() got unexpected keyword argument(s): {unknown}")
+                _unknown_context(context)
             envelope = None
             if isinstance(message, dict):
                 msg = message
@@ -328,6 +390,7 @@ class Engine:
             context=context,
             needs=self._needs,
             services=self.services,
+            classified=classified,
         )
         if reading is ORDINARY:
             self._counters["fast_path"] += 1

@@ -7,8 +7,8 @@ several replicas implement the same interface (identity issue).
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
+from time import monotonic
 from typing import Protocol
 
 from elicitguard.protocol.session import SessionState
@@ -43,7 +43,7 @@ class MemoryStateStore:
         self._last: SessionState | None = None
 
     def get(self, key: str) -> SessionState:
-        now = time.monotonic()
+        now = monotonic()  # one clock read per message: the session's idle time
         last = self._last
         if last is not None and key == self._last_key and now - last.last_seen <= self.ttl_s:
             last.last_seen = now

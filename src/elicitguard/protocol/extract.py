@@ -195,6 +195,18 @@ _RESULT_MARKERS = frozenset({"resultType", "inputRequests", "status", "task"})
 _REQUEST_MARKERS = frozenset({"_meta", "inputResponses", "requestState"})
 #: Requests whose answers :func:`extract` reads (the negotiated version, a task's status).
 _ANSWER_READ = frozenset({"initialize", "tasks/get"})
+#: Notifications that carry elicitation or a 2026-07-28 retry.
+_NOT_ORDINARY_NOTIFICATIONS = frozenset(
+    {"notifications/elicitation/complete", *ELICITATION_METHODS, *_RETRY_METHODS}
+)
+#: Client requests :func:`extract` reads (the handshake, the 2026-07-28 discovery, retries).
+_NOT_ORDINARY_REQUESTS = frozenset({"initialize", "server/discover", *_RETRY_METHODS})
+#: ``type(value).__name__`` of the usual id types, without the attribute look-up.
+_TYPE_NAMES: dict[type, str] = {int: "int", str: "str", float: "float", bool: "bool"}
+#: The same for an answer's id, whose usable types exclude ``bool`` (:func:`_id_problem`).
+_ANSWER_ID_NAMES: dict[type, str] = {int: "int", str: "str", float: "float"}
+_S2C = Direction.SERVER_TO_CLIENT
+_C2S = Direction.CLIENT_TO_SERVER
 
 
 def ordinary_bookkeeping(
@@ -212,25 +224,24 @@ def ordinary_bookkeeping(
     request, the 2026-07-28 era) returns ``False`` for :func:`extract` to judge, with
     ``state`` as it was except that an answered request's entry may have moved to the
     newest place of its map (:func:`extract` removes it right after).
+
+    It runs on every message, so it is written flat: module constants instead of enum
+    attribute look-ups, one dictionary look-up per key.
     """
     method = msg.get("method")
     if isinstance(method, str):
-        if "id" not in msg:
-            if method == "notifications/elicitation/complete" or method in ELICITATION_METHODS:
-                return False
-            params = msg.get("params")
-            return not (
-                method in _RETRY_METHODS
-                or (
-                    isinstance(params, dict)
-                    and ("inputResponses" in params or "requestState" in params)
-                )
-            )
-        if direction is Direction.SERVER_TO_CLIENT:
-            return method != "elicitation/create" and method != "tasks/result"
-        if method == "initialize" or method == "server/discover" or method in _RETRY_METHODS:
-            return False
         params = msg.get("params")
+        if "id" not in msg:
+            if method in _NOT_ORDINARY_NOTIFICATIONS:
+                return False
+            return not (
+                isinstance(params, dict)
+                and ("inputResponses" in params or "requestState" in params)
+            )
+        if direction is _S2C:
+            return method != "elicitation/create" and method != "tasks/result"
+        if method in _NOT_ORDINARY_REQUESTS:
+            return False
         if isinstance(params, dict):
             if not _REQUEST_MARKERS.isdisjoint(params):
                 return False
@@ -240,26 +251,33 @@ def ordinary_bookkeeping(
         if era in MODERN_VERSIONS:
             return False
         value = msg["id"]
-        if not isinstance(value, (dict, list)):
-            state.pending_client.put(
-                (type(value).__name__, value), PendingClientRequest(method, era, None, params)
-            )
+        kind = value.__class__
+        name = _TYPE_NAMES.get(kind)
+        if name is None and not isinstance(value, (dict, list)):
+            name = kind.__name__
+        if name is not None:
+            state.pending_client.put((name, value), PendingClientRequest(method, era, None, params))
         return True
-    if "result" not in msg and "error" not in msg:
-        return True
-    if _id_problem(msg) is not None:
-        return False  # an answer without a usable id: extract() looks for elicitation in it
-    value = msg["id"]
-    key = (type(value).__name__, value)
-    if direction is Direction.CLIENT_TO_SERVER:
-        return key is None or key not in state.pending_server
+    if "result" not in msg:
+        if "error" not in msg:
+            return True
+        if direction is _S2C:
+            return False
+    value = msg.get("id")
+    kind = value.__class__
+    name = _ANSWER_ID_NAMES.get(kind)
+    if name is None:
+        if value is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return False  # no usable id (as _id_problem says): extract() looks inside
+        name = kind.__name__
+    key = (name, value)
+    if direction is _C2S:
+        return key not in state.pending_server
     if "error" in msg:
         return False
     result = msg["result"]
     if isinstance(result, dict) and not _RESULT_MARKERS.isdisjoint(result):
         return False
-    if key is None:
-        return True
     pending = state.pending_client.pop(key)
     if pending is not None and pending.method in _ANSWER_READ:
         # extract reads this answer; it will pop the request again, so put it back.

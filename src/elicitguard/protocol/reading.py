@@ -3,7 +3,8 @@
 :func:`read` is the only way the engine looks into a message. It decodes no more than the
 decision needs, in this order:
 
-1. **Classify.** For a message seen without headers or an explicit protocol version (a
+1. **Classify** (:func:`classify`, which the engine also calls first, on its own). For a
+   message seen without headers or an explicit protocol version (a
    stdio frame, a capture line) and that no ordinary-traffic rule wants to see
    (:meth:`OrdinaryNeeds.quiet`), :func:`~elicitguard.protocol.extract.ordinary_bookkeeping`
    reads the top-level keys (``method``, ``id``, ``result``/``error``) and only then the
@@ -45,7 +46,7 @@ from elicitguard.protocol.session import SessionState
 from elicitguard.protocol.surrogates import may_hold_lone_surrogate, without_lone_surrogates
 from elicitguard.protocol.versions import META_PROTOCOL_VERSION, normalise_version
 
-__all__ = ["NO_NEEDS", "ORDINARY", "OrdinaryNeeds", "Reading", "read"]
+__all__ = ["NO_NEEDS", "ORDINARY", "OrdinaryNeeds", "Reading", "classify", "read"]
 
 
 class Reading:
@@ -98,6 +99,7 @@ _HIDDEN = (
     "keeping another copy could read elicitation where this one is ordinary"
 )
 _COLLIDING = "an object repeats a key (exactly or once letter case is folded)"
+_C2S = Direction.CLIENT_TO_SERVER
 
 
 class OrdinaryNeeds:
@@ -184,7 +186,7 @@ class OrdinaryNeeds:
         """
         if (direction, side) in self.always_quiet:
             return True
-        if direction is Direction.CLIENT_TO_SERVER:
+        if direction is _C2S:
             if message.get("method") != "tools/call":
                 return True
             params = message.get("params")
@@ -289,12 +291,15 @@ def read(
     context: Mapping[str, Any] | None = None,
     needs: OrdinaryNeeds = NO_NEEDS,
     services: Mapping[str, Any] | None = None,
+    classified: bool | None = None,
 ) -> Reading:
     """Classify ``message`` and, unless it is ordinary, extract its items (see the module).
 
     ``envelope`` is the caller's envelope when it has one; otherwise one is built here from
     ``side``, ``session`` and ``context`` (the other :class:`Envelope` fields), and only
     when the message is not ordinary. ``state`` is the session's state, updated.
+    ``classified`` is the answer of :func:`classify` when the caller already ran it on
+    this message and state (the engine's fast route): the classification is not repeated.
     """
     services = services if services is not None else {}
     if envelope is not None:
@@ -306,21 +311,18 @@ def read(
             not context.get("headers") and context.get("protocol_version") is None
         )
     # 1. classify
-    if plain and needs.quiet(message, direction, side, services):
-        try:
-            ordinary = ordinary_bookkeeping(message, direction, state, default_era)
-        except Exception:  # extraction meets it again and records the failure
-            ordinary = False
-        if ordinary:
-            if raw is None or not may_hide_elicitation(raw):
-                return ORDINARY
-            if envelope is None:
-                envelope = Envelope(
-                    message, direction, side=side, session=session, **(context or {})
-                )
-            return Reading(
-                [], envelope, ordinary=True, repeated_key=FrameError("duplicate_keys", _HIDDEN)
-            )
+    if classified is None:
+        classified = plain and classify(
+            message, direction, side, state, default_era, needs, services
+        )
+    if classified:
+        if raw is None or not may_hide_elicitation(raw):
+            return ORDINARY
+        if envelope is None:
+            envelope = Envelope(message, direction, side=side, session=session, **(context or {}))
+        return Reading(
+            [], envelope, ordinary=True, repeated_key=FrameError("duplicate_keys", _HIDDEN)
+        )
     # 2. extract
     if envelope is None:
         envelope = Envelope(message, direction, side=side, session=session, **(context or {}))
@@ -351,6 +353,44 @@ def read(
     return Reading(
         items, envelope, repeated_key=repeated, received=received, elicitation=elicitation
     )
+
+
+def classify(
+    message: dict[str, Any],
+    direction: Direction,
+    side: Side,
+    state: SessionState,
+    default_era: str | None,
+    needs: OrdinaryNeeds,
+    services: Mapping[str, Any],
+) -> bool:
+    """The fast route: ``True`` when ``message`` (seen without headers or an explicit
+    protocol version) is ordinary, its session bookkeeping done; ``False`` leaves ``state``
+    for extraction (see :func:`~elicitguard.protocol.extract.ordinary_bookkeeping`).
+
+    It never raises: a message the bookkeeping cannot read is extraction's to judge (and to
+    record as a failure). The repeated-key look at the frame's bytes is the caller's.
+    """
+    # OrdinaryNeeds.quiet, inlined: this runs on every message.
+    if direction is _C2S:
+        if (
+            needs.argument_names
+            and side in needs.client_sides
+            and not needs.quiet(message, direction, side, services)
+        ):
+            return False
+    else:
+        scan_all = needs.server_sides.get(side)
+        if scan_all is not None:
+            if scan_all:
+                return False
+            vault = services.get("vault")
+            if vault is not None and len(vault):
+                return False
+    try:
+        return ordinary_bookkeeping(message, direction, state, default_era)
+    except Exception:  # extraction meets it again and records the failure
+        return False
 
 
 def _era(envelope: Envelope, state: SessionState, default: str | None, meta: Any) -> str | None:
