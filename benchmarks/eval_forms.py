@@ -7,7 +7,7 @@ Samples, each with its provenance:
   tuned, in seven languages, half of them traps;
 * ``data/forms_public.yaml`` (``chromium-autofill``): fields of real web forms from Chromium's
   autofill heuristics test data (card numbers, security codes, one-time codes, passwords, and
-  many address and contact fields in ten languages), each turned into a one-field form;
+  many address and contact fields in thirteen languages), each turned into a one-field form;
 * ``data/forms_languages.yaml`` (``elicitguard-phrases``): five phrases in each of the 31
   languages (password title, an ask for an API key, a one-time code title, a "never type your
   password" trap and a key-name trap);
