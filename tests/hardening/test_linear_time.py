@@ -39,6 +39,7 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.forms._reveal._SPACED",  # each repeat consumes two fixed characters
         "elicitguard.checks.forms._reveal._SPACED_PAIR",
         "elicitguard.checks.forms._reveal._INNER_MARK",  # one character between two lookarounds
+        "elicitguard.checks.forms._reveal._LEET_POSSESSIVE",  # two fixed characters after a lookbehind
         "elicitguard.checks.forms._reveal._LONG_WORD",  # one letter class between two lookarounds
         "elicitguard.checks.forms._text._CAMEL",
         "elicitguard.checks.forms._text._LETTER_DIGIT",

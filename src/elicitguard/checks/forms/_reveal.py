@@ -93,8 +93,13 @@ def _skeleton_word(match: re.Match[str]) -> str:
     return word.translate(table)
 
 
+_LEET_POSSESSIVE = re.compile(r"(?<=[A-Za-z0-9])['’]5\b")
+"""A possessive in leet ("M0th3r'5"): the ``5`` after the apostrophe is an ``s``."""
+
+
 def _leet(text: str, table: dict[int, int]) -> str:
     """Fold digits and symbols inside words (never a digit standing alone)."""
+    text = _LEET_POSSESSIVE.sub("'s", text)
 
     def fold(match: re.Match[str]) -> str:
         token = match.group()
