@@ -128,6 +128,9 @@ def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
     spaced = _spaced_out(text)
     if spaced is not None:
         return spaced
+    backwards = _backwards(text)
+    if backwards is not None:
+        return backwards
     found = _direct(text, None)
     if found is not None and found[1] != "value":
         return HiddenSecret(found[0], found[1], found[2])
@@ -161,6 +164,19 @@ def _spaced_out(text: str) -> HiddenSecret | None:
     if found is None or found[1].match.type in _keyed_formats():
         return None  # ``Authorization: Bearer $KEY`` joined is a key and a variable, not a token
     return HiddenSecret(found[1].match, "spaced", None)
+
+
+_TOKEN_RUN_RE: Final = re2.compile(r"[A-Za-z0-9_+/=.-]{20,}")
+
+
+def _backwards(text: str) -> HiddenSecret | None:
+    """A token written backwards (``xUNIp0…_phg``): the catalogue's formats read the text
+    reversed. Only the catalogue: prose and keyed values are not written backwards."""
+    if _TOKEN_RUN_RE.search(text) is None:
+        return None
+    reversed_text = text[::-1]
+    match = _best(scan_text(reversed_text)) or _best(scan_glued(reversed_text))
+    return HiddenSecret(match, "decoded", None) if match is not None else None
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 
 Why: a user (or a hostile form default) can carry a credential percent-encoded twice, in
 base64 or base64url, in hex, as JSON inside a string, behind HTML character references
-and backslash escapes, with look-alike letters from another script, or written backwards; a scanner that reads only the literal string lets all of those
+and backslash escapes, or with look-alike letters from another script; a scanner that reads only the literal string lets all of those
 through. :func:`readings` returns every decoded text reachable in a few steps, each step
 bounded in depth, count and size, so hostile input costs at most a fixed multiple of its
 length. A decoded text counts only when it is printable UTF-8: random key material and
@@ -109,17 +109,12 @@ def _ascii_lookalikes() -> dict[int, str]:
     }
 
 
-_TOKEN_RUN_RE: Final = re.compile(r"[A-Za-z0-9_+/=.-]{20,}")
-
-
 def _steps(text: str) -> Iterator[str]:
     """One decoding step of ``text``, each way it can be read."""
     if not text.isascii():  # ``gһp_…`` with a Cyrillic ``һ``: the token as it looks
         folded = text.translate(_ascii_lookalikes())
         if folded != text:
             yield folded
-    if _TOKEN_RUN_RE.search(text):  # written backwards: ``xUNIp0…_phg``
-        yield text[::-1]
     if "%" in text and _PERCENT_RE.search(text):
         try:
             decoded = _percent(text)
