@@ -26,7 +26,9 @@ only its values need the secret scan, and its verdict is remembered per clean re
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -66,9 +68,35 @@ _CLEAN_MAX_BYTES = 8192
 
 
 def timestamp(at: float | None = None) -> str:
-    """``at`` (seconds since the epoch; now by default) as an RFC 3339 UTC time, in µs."""
-    moment = dt.datetime.now(dt.UTC) if at is None else dt.datetime.fromtimestamp(at, dt.UTC)
-    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+    """``at`` (seconds since the epoch; now by default) as an RFC 3339 UTC time, in µs.
+
+    Records arrive many per second: the date and time up to the second are formatted once
+    per second (the last one is kept), the microseconds each time.
+    """
+    if at is None:
+        at = time.time()
+    # As datetime.fromtimestamp splits and rounds (half to even) a float's fraction.
+    part, whole = math.modf(at)
+    fraction = round(part * 1e6)
+    second = int(whole)
+    if fraction >= 1_000_000:
+        fraction, second = fraction - 1_000_000, second + 1
+    elif fraction < 0:
+        fraction, second = fraction + 1_000_000, second - 1
+    cached = _SECOND
+    if cached[0] != second:
+        try:
+            moment = dt.datetime.fromtimestamp(second, dt.UTC)
+        except (OverflowError, OSError, ValueError):
+            moment = dt.datetime.fromtimestamp(at, dt.UTC)
+            return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+        cached = (second, moment.strftime("%Y-%m-%dT%H:%M:%S."))
+        _SECOND[:] = cached  # one list, swapped whole: readers see one second or the other
+    return f"{cached[1]}{fraction:06d}Z"
+
+
+#: The second last formatted by :func:`timestamp` and its text up to the fraction.
+_SECOND: list[Any] = [None, ""]
 
 
 def utc_now() -> str:
