@@ -14,6 +14,7 @@ without regard to case.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import unicodedata
 from typing import Any
@@ -326,6 +327,12 @@ def _collides_within(node: Any, depth: int, budget: list[int]) -> bool:
     same nodes either way."""
     if depth >= _RECURSE_DEPTH:
         return _collides_with_stack(node, budget)
+    if depth == _MEMO_DEPTH and type(node) is dict and node:
+        return _remembered_subtree(node, budget)
+    return _collides_here(node, depth, budget)
+
+
+def _collides_here(node: Any, depth: int, budget: list[int]) -> bool:
     budget[0] -= 1
     if budget[0] < 0:
         return False
@@ -348,6 +355,41 @@ def _collides_within(node: Any, depth: int, budget: list[int]) -> bool:
         ) and _collides_within(child, depth + 1, budget):
             return True
     return False
+
+
+#: The depth whose objects' verdicts are remembered: a message's ``params``, ``result`` or
+#: ``error`` members (a form's ``requestedSchema``, an ``inputRequests`` table), which
+#: repeat from message to message while the ids around them do not.
+_MEMO_DEPTH = 2
+#: Remembered subtrees: a digest of the subtree's JSON (never the text itself) to its
+#: verdict and the nodes the walk visited to reach it. Bounded; cleared when full.
+_SUBTREES: dict[bytes, tuple[bool, int]] = {}
+_SUBTREES_LIMIT = 4096
+
+
+def _remembered_subtree(node: dict[Any, Any], budget: list[int]) -> bool:
+    """:func:`_collides_here` for an object seen before, by the digest of its JSON.
+
+    The same JSON has the same keys everywhere, so the same verdict; the nodes the walk
+    visited are charged to the budget as the walk would have been, and a subtree whose
+    walk the budget cut short is not remembered (nor reused where the budget could not
+    cover it), so the answer is the walk's in every case.
+    """
+    try:
+        digest = hashlib.blake2b(orjson.dumps(node), digest_size=16).digest()
+    except (TypeError, orjson.JSONEncodeError):  # keys orjson will not write: just walk
+        return _collides_here(node, _MEMO_DEPTH, budget)
+    known = _SUBTREES.get(digest)
+    if known is not None and budget[0] >= known[1]:
+        budget[0] -= known[1]
+        return known[0]
+    before = budget[0]
+    verdict = _collides_here(node, _MEMO_DEPTH, budget)
+    if budget[0] >= 0:
+        if len(_SUBTREES) >= _SUBTREES_LIMIT:
+            _SUBTREES.clear()
+        _SUBTREES[digest] = (verdict, before - budget[0])
+    return verdict
 
 
 #: Types a parsed JSON value's leaves have: no container to walk into.
