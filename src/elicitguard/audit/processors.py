@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from elicitguard.audit.chain import ChainWriter
-from elicitguard.audit.redact import SENSITIVE_KEYS, Redactor
+from elicitguard.audit.redact import GENERATED_TEXT, SENSITIVE_KEYS, Redactor
 
 __all__ = [
     "Processor",
@@ -163,7 +163,13 @@ class RedactRecord:
         if isinstance(jsonrpc_id, str) and self._redact.finds_secret(jsonrpc_id):
             return True
         try:
-            shape = orjson.dumps({k: v for k, v in event.items() if k not in _VOLATILE})
+            shape = orjson.dumps(
+                {
+                    k: (_findings_shape(v) if k == "findings" else v)
+                    for k, v in event.items()
+                    if k not in _VOLATILE
+                }
+            )
         except TypeError:
             shape = b""
         if shape and shape in self._clean:
@@ -176,6 +182,29 @@ class RedactRecord:
             if len(self._clean) > _CLEAN_LIMIT:
                 self._clean.popitem(last=False)
         return False
+
+
+def _findings_shape(findings: Any) -> Any:
+    """A record's findings as its shape keeps them: without the fingerprints, which
+    elicitguard generates (a keyed hash of a value from traffic differs with every fresh
+    URL or answer, and the redaction boundary passes generated fields as they are)."""
+    if not isinstance(findings, list):
+        return findings
+    out: list[Any] = []
+    for finding in findings:
+        if isinstance(finding, dict) and all(
+            _is_generated(finding.get(name)) for name in _FINGERPRINTS
+        ):
+            finding = {k: v for k, v in finding.items() if k not in _FINGERPRINTS}
+        out.append(finding)
+    return out
+
+
+_FINGERPRINTS = ("fingerprint", "value_fingerprint")
+
+
+def _is_generated(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and GENERATED_TEXT.fullmatch(value) is not None)
 
 
 class Seal:
