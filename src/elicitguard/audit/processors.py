@@ -83,20 +83,20 @@ def timestamp(at: float | None = None) -> str:
         fraction, second = fraction - 1_000_000, second + 1
     elif fraction < 0:
         fraction, second = fraction + 1_000_000, second - 1
-    cached = _SECOND
+    cached = _SECOND[0]
     if cached[0] != second:
         try:
             moment = dt.datetime.fromtimestamp(second, dt.UTC)
         except (OverflowError, OSError, ValueError):
             moment = dt.datetime.fromtimestamp(at, dt.UTC)
             return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
-        cached = (second, moment.strftime("%Y-%m-%dT%H:%M:%S."))
-        _SECOND[:] = cached  # one list, swapped whole: readers see one second or the other
+        cached = (second, moment.replace(tzinfo=None).isoformat(timespec="seconds") + ".")
+        _SECOND[0] = cached  # a tuple swapped whole: a reader sees one second or the other
     return f"{cached[1]}{fraction:06d}Z"
 
 
 #: The second last formatted by :func:`timestamp` and its text up to the fraction.
-_SECOND: list[Any] = [None, ""]
+_SECOND: list[tuple[int, str]] = [(-(2**63), "")]
 
 
 def utc_now() -> str:

@@ -220,7 +220,7 @@ class AuditSink:
                         export(self.redact_record(event))
                     if self.record_format is not None:
                         event, chain = self.record_format(event), _RENDERED
-                if chain == _RENDERED:
+                if chain is _RENDERED:  # identity: a bound logger's == is a Python call
                     out.append(render_json(None, "", self.redact_record(event)))
                     continue
                 name = event.pop("event", "elicitguard.decision")
