@@ -35,7 +35,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-import os
 import string
 import sys
 import time
@@ -56,6 +55,7 @@ from elicitguard.base.decision import (
 )
 from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.engine.context import CheckContext
+from elicitguard.engine.decision_ids import new_decision_id
 from elicitguard.engine.ordinary import ordinary_needs
 from elicitguard.engine.policy import CompiledRule, Policy, load_policy
 from elicitguard.engine.state import MemoryStateStore, StateStore
@@ -767,7 +767,7 @@ class Engine:
             action=action,
             findings=tuple(findings),
             suppressed=tuple(suppressed),
-            decision_id=os.urandom(12).hex(),
+            decision_id=new_decision_id(),
             policy_name=self.policy.name,
             policy_revision=self.policy.revision,
             environment=self.policy.environment,
