@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import string
 import sys
@@ -110,6 +111,36 @@ class _SafeFormat(string.Formatter):
 
 
 _FORMAT = _SafeFormat()
+
+
+def _format_message(template: str, args: dict[str, Any]) -> str:
+    """A finding's message: ``template`` filled from a hit's ``args`` (never a secret value:
+    see :class:`~elicitguard.base.decision.Hit`), remembered per template and typed args,
+    since the same hit recurs on every message of a server that asks the same thing."""
+    try:
+        key = tuple((name, type(value), value) for name, value in args.items())
+        return _formatted(template, key)
+    except (
+        TypeError
+    ):  # an unhashable argument: format it afresh (a TypeError of the format repeats)
+        return _format_now(template, args)
+
+
+@functools.lru_cache(maxsize=4096)
+def _formatted(template: str, key: tuple[tuple[str, type, Any], ...]) -> str:
+    return _format_now(template, {name: value for name, _, value in key})
+
+
+def _format_now(template: str, args: dict[str, Any]) -> str:
+    try:
+        return _FORMAT.vformat(template, (), args)
+    except (ValueError, IndexError, AttributeError, KeyError):
+        return template
+
+
+#: A finding's fingerprint is a hash of its rule, server, method and pointer (no value):
+#: remembered, as the same findings recur; pointers past 512 characters are hashed afresh.
+_fingerprint = functools.lru_cache(maxsize=8192)(finding_fingerprint)
 
 
 #: The :class:`Envelope` fields :meth:`Engine.evaluate` takes as keywords beside a message.
@@ -651,11 +682,13 @@ class Engine:
         if hit.action is not None and hit.action.rank < action.rank:
             action = hit.action
         pointer = hit.pointer if hit.pointer is not None else item.pointer
-        try:
-            message = _FORMAT.vformat(rule.message, (), hit.args)
-        except (ValueError, IndexError, AttributeError, KeyError):
-            message = rule.message
-        fingerprint = finding_fingerprint(rule.code, ctx.envelope.server, item.method, pointer)
+        message = _format_message(rule.message, hit.args)
+        server = ctx.envelope.server
+        fingerprint = (
+            _fingerprint(rule.code, server, item.method, pointer)
+            if len(pointer) <= 512
+            else finding_fingerprint(rule.code, server, item.method, pointer)
+        )
         value_fp = self.keys.value_fingerprint(hit.value) if hit.value is not None else None
         return Finding(
             code=rule.code,
