@@ -503,8 +503,8 @@ class Engine:
             services=self.services,
         )
         unknown_era = False
+        plans = self._dispatch_plans()  # first: a replaced policy also replaces the verdicts
         verdicts = self.verdicts
-        plans = self._dispatch_plans()
         side, direction = envelope.side, envelope.direction
         for item in items:
             ctx.era = item.era
