@@ -376,7 +376,7 @@ def _remembered_subtree(node: dict[Any, Any], budget: list[int]) -> bool:
     cover it), so the answer is the walk's in every case.
     """
     try:
-        digest = hashlib.blake2b(orjson.dumps(node), digest_size=16).digest()
+        digest = hashlib.sha256(orjson.dumps(node)).digest()[:16]
     except (TypeError, orjson.JSONEncodeError):  # keys orjson will not write: just walk
         return _collides_here(node, _MEMO_DEPTH, budget)
     known = _SUBTREES.get(digest)
