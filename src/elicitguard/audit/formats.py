@@ -63,6 +63,13 @@ _EXPORTERS: dict[int, list[Any]] = {}
 
 
 def close_exporters(engine: Any) -> None:
-    """Flush and stop the span exporters of ``engine`` (at shutdown)."""
+    """Flush and stop the span exporters of ``engine`` (at shutdown).
+
+    The sink's queued records are written first: its background writer hands records to
+    the exporters as it writes them, and may still be gathering a batch.
+    """
+    sink = getattr(getattr(engine, "audit", None), "sink", None)
+    if sink is not None:
+        sink.flush()
     for exporter in _EXPORTERS.pop(id(engine), []):
         exporter.close()

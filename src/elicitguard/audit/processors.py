@@ -26,7 +26,9 @@ only its values need the secret scan, and its verdict is remembered per clean re
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -34,7 +36,7 @@ from typing import Any
 import orjson
 
 from elicitguard.audit.chain import ChainWriter
-from elicitguard.audit.redact import SENSITIVE_KEYS, Redactor
+from elicitguard.audit.redact import GENERATED_TEXT, SENSITIVE_KEYS, Redactor
 
 __all__ = [
     "Processor",
@@ -66,9 +68,35 @@ _CLEAN_MAX_BYTES = 8192
 
 
 def timestamp(at: float | None = None) -> str:
-    """``at`` (seconds since the epoch; now by default) as an RFC 3339 UTC time, in µs."""
-    moment = dt.datetime.now(dt.UTC) if at is None else dt.datetime.fromtimestamp(at, dt.UTC)
-    return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+    """``at`` (seconds since the epoch; now by default) as an RFC 3339 UTC time, in µs.
+
+    Records arrive many per second: the date and time up to the second are formatted once
+    per second (the last one is kept), the microseconds each time.
+    """
+    if at is None:
+        at = time.time()
+    # As datetime.fromtimestamp splits and rounds (half to even) a float's fraction.
+    part, whole = math.modf(at)
+    fraction = round(part * 1e6)
+    second = int(whole)
+    if fraction >= 1_000_000:
+        fraction, second = fraction - 1_000_000, second + 1
+    elif fraction < 0:
+        fraction, second = fraction + 1_000_000, second - 1
+    cached = _SECOND[0]
+    if cached[0] != second:
+        try:
+            moment = dt.datetime.fromtimestamp(second, dt.UTC)
+        except (OverflowError, OSError, ValueError):
+            moment = dt.datetime.fromtimestamp(at, dt.UTC)
+            return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
+        cached = (second, moment.replace(tzinfo=None).isoformat(timespec="seconds") + ".")
+        _SECOND[0] = cached  # a tuple swapped whole: a reader sees one second or the other
+    return f"{cached[1]}{fraction:06d}Z"
+
+
+#: The second last formatted by :func:`timestamp` and its text up to the fraction.
+_SECOND: list[tuple[int, str]] = [(-(2**63), "")]
 
 
 def utc_now() -> str:
@@ -135,7 +163,13 @@ class RedactRecord:
         if isinstance(jsonrpc_id, str) and self._redact.finds_secret(jsonrpc_id):
             return True
         try:
-            shape = orjson.dumps({k: v for k, v in event.items() if k not in _VOLATILE})
+            shape = orjson.dumps(
+                {
+                    k: (_findings_shape(v) if k == "findings" else v)
+                    for k, v in event.items()
+                    if k not in _VOLATILE
+                }
+            )
         except TypeError:
             shape = b""
         if shape and shape in self._clean:
@@ -148,6 +182,29 @@ class RedactRecord:
             if len(self._clean) > _CLEAN_LIMIT:
                 self._clean.popitem(last=False)
         return False
+
+
+def _findings_shape(findings: Any) -> Any:
+    """A record's findings as its shape keeps them: without the fingerprints, which
+    elicitguard generates (a keyed hash of a value from traffic differs with every fresh
+    URL or answer, and the redaction boundary passes generated fields as they are)."""
+    if not isinstance(findings, list):
+        return findings
+    out: list[Any] = []
+    for finding in findings:
+        if isinstance(finding, dict) and all(
+            _is_generated(finding.get(name)) for name in _FINGERPRINTS
+        ):
+            finding = {k: v for k, v in finding.items() if k not in _FINGERPRINTS}
+        out.append(finding)
+    return out
+
+
+_FINGERPRINTS = ("fingerprint", "value_fingerprint")
+
+
+def _is_generated(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and GENERATED_TEXT.fullmatch(value) is not None)
 
 
 class Seal:

@@ -132,6 +132,8 @@ def decision_record(
     if method is None and items:
         method = items[0].method
     principal = envelope.principal
+    transport = envelope.transport
+    # ``_value_`` rather than ``.value``: the same string without the enum property's call.
     return {
         "event": "elicitguard.decision",
         "ts": timestamp(ts),
@@ -143,30 +145,32 @@ def decision_record(
             "environment": decision.environment,
             "mode": decision.mode,
         },
-        "side": envelope.side.value,
-        "direction": envelope.direction.value,
-        "transport": envelope.transport.value if envelope.transport is not None else None,
+        "side": envelope.side._value_,
+        "direction": envelope.direction._value_,
+        "transport": transport._value_ if transport is not None else None,
         "protocol_version": decision.era,
         "session": (session_hash or keys.id_hash)(envelope.session) if envelope.session else None,
-        "principal": _principal(principal, keys),
+        "principal": _principal(principal, keys) if principal is not None else None,
         "server": envelope.server,
         "method": method,
         "jsonrpc_id": safe_jsonrpc_id(jsonrpc_id),
         "elicitation": [_item_meta(i) for i in items if i.is_elicitation],
-        "action": decision.action.value,
+        "action": decision.action._value_,
         "enforced": decision.enforced,
         "findings": [
             {
                 "code": f.code,
                 "name": f.name,
-                "severity": f.severity.value,
-                "action": f.action.value,
+                "severity": f.severity._value_,
+                "action": f.action._value_,
                 "pointer": f.pointer,
                 "fingerprint": f.fingerprint,
                 "value_fingerprint": f.value_fingerprint,
             }
             for f in decision.findings
-        ],
+        ]
+        if decision.findings
+        else [],
         "suppressed": [
             {"code": s.code, "pointer": s.pointer, "reason": s.reason} for s in decision.suppressed
         ],
@@ -212,7 +216,8 @@ def _item_meta(item: Item) -> dict[str, Any]:
     if item.kind is ItemKind.URL_REQUEST and isinstance(item.data, dict):
         url = item.data.get("url")
         if isinstance(url, str):
-            meta.update(_url_meta_cached(url))
+            parsed = parse_url(url)  # the host EG3xx and match: rules see, never another's
+            meta.update(_host_meta(parsed.scheme, bare_host(parsed)))
     if item.kind is ItemKind.ELICIT_RESULT and isinstance(item.data, dict):
         action = item.data.get("action")
         meta["answer"] = action if action in ("accept", "decline", "cancel") else "invalid"
@@ -237,16 +242,18 @@ def _fields_meta(props: dict[Any, Any]) -> list[dict[str, Any]]:
     return fields
 
 
-@functools.lru_cache(maxsize=4096)
-def _url_meta_cached(url: str) -> tuple[tuple[str, Any], ...]:
-    return tuple(_url_meta(url).items())
-
-
 def _url_meta(url: str) -> dict[str, Any]:
     parsed = parse_url(url)  # the host EG3xx and match: rules see, never a second parser's
-    host = bare_host(parsed)
-    return {
-        "url_scheme": parsed.scheme[:16] or None,
-        "url_domain": site_of(host) if host else None,
-        "idn": "xn--" in host or not host.isascii(),
-    }
+    return dict(_host_meta(parsed.scheme, bare_host(parsed)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _host_meta(scheme: str, host: str) -> tuple[tuple[str, Any], ...]:
+    """What a record says of a URL: its scheme, registrable domain and whether the host is
+    internationalised. Cached by scheme and host only (never by the URL, whose query may
+    hold a secret)."""
+    return (
+        ("url_scheme", scheme[:16] or None),
+        ("url_domain", site_of(host) if host else None),
+        ("idn", "xn--" in host or not host.isascii()),
+    )

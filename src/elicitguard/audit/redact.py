@@ -15,10 +15,12 @@ from typing import Any
 
 from elicitguard.checks import secrets
 
-__all__ = ["REDACTED", "SENSITIVE_KEYS", "Redactor", "redact_value"]
+__all__ = ["GENERATED_TEXT", "REDACTED", "SENSITIVE_KEYS", "Redactor", "redact_value"]
 
 REDACTED = "[REDACTED]"
-_GENERATED = re.compile(r"[0-9A-Za-z:._+-]{0,80}")
+#: What a value elicitguard generates looks like (ids, keyed hashes, times).
+GENERATED_TEXT = re.compile(r"[0-9A-Za-z:._+-]{0,80}")
+_GENERATED = GENERATED_TEXT
 
 #: Keys whose values are never written, at any depth (compared case-insensitively).
 SENSITIVE_KEYS = frozenset(

@@ -98,10 +98,18 @@ class AuditSink:
         self._out = _LineCollector()
         # bind() once (and cache_logger_on_first_use): the lazy proxy wrap_logger returns
         # would otherwise build a logger per record.
+        #: Decision records run their chain directly (:meth:`_render_record`): the same
+        #: processors, without a bound logger's per-call context copy and dispatch (the
+        #: record is already a fresh dict of elicitguard's own keys). ``_records`` names
+        #: the chain in queued jobs.
+        self._record_chain: tuple[Processor, ...] = (
+            Stamp(),
+            RedactRecord(redact),
+            self._seal,
+            renderer,
+        )
         self._records = structlog.wrap_logger(
-            self._out,
-            processors=[Stamp(), RedactRecord(redact), self._seal, renderer],
-            cache_logger_on_first_use=True,
+            self._out, processors=list(self._record_chain), cache_logger_on_first_use=True
         ).bind()
         self._events = structlog.wrap_logger(
             self._out,
@@ -212,10 +220,15 @@ class AuditSink:
                         export(self.redact_record(event))
                     if self.record_format is not None:
                         event, chain = self.record_format(event), _RENDERED
-                if chain == _RENDERED:
+                if chain is _RENDERED:  # identity: a bound logger's == is a Python call
                     out.append(render_json(None, "", self.redact_record(event)))
                     continue
                 name = event.pop("event", "elicitguard.decision")
+                if chain is self._records:
+                    line = self._render_record(name, event)
+                    if line is not None:
+                        out.append(line)
+                    continue
                 chain.msg(name, **event)
             except Exception as exc:
                 if strict:
@@ -227,6 +240,22 @@ class AuditSink:
             out.clear()
             stream.write(text)
             stream.flush()
+
+    def _render_record(self, name: str, event: dict[str, Any]) -> str | None:
+        """A decision record through its chain, as a bound logger would run it: ``event``
+        last among the keys, then stamp, redact, seal, render (``None``: a processor
+        dropped it, structlog's ``DropEvent``)."""
+        event["event"] = name
+        result: Any = event
+        try:
+            for processor in self._record_chain:
+                result = processor(self._out, "msg", result)
+        except structlog.DropEvent:
+            return None
+        if not isinstance(result, str):
+            msg = f"the audit renderer returned {type(result).__name__}, not a line"
+            raise TypeError(msg)
+        return result
 
     def redact_record(self, record: dict[str, Any]) -> dict[str, Any]:
         """``record`` as the boundary would write it (for exporters that are not lines)."""

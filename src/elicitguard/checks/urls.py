@@ -26,7 +26,6 @@ Host tests live in :mod:`elicitguard.checks.url_hosts` and URLs in text (EG202) 
 
 from __future__ import annotations
 
-import base64
 import binascii
 import functools
 import ipaddress
@@ -43,7 +42,13 @@ from elicitguard.checks.domains._psl import is_known_tld
 from elicitguard.checks.ip_literals import ends_in_number, parse_ip
 from elicitguard.checks.schemes import AUTHORITY_SCHEMES, WEB_SCHEMES
 from elicitguard.checks.url_hosts import host_in, is_loopback_host, strip_host
-from elicitguard.checks.url_layers import B64_TEXT_RE, could_unwrap, decoded_layers, is_pairs
+from elicitguard.checks.url_layers import (
+    B64_TEXT_RE,
+    could_unwrap,
+    decode_b64,
+    decoded_layers,
+    is_pairs,
+)
 from elicitguard.checks.url_parts import SCHEME_IN_VALUE_RE, ParsedUrl, UrlComponent
 from elicitguard.checks.url_text import find_urls_in_text
 
@@ -101,9 +106,8 @@ def _split_pairs(text: str) -> Iterator[tuple[str, str]]:
 def _b64_json(value: str) -> Any:
     if len(value) < 12 or value[0] not in _B64_JSON_FIRST or not _B64_RE.match(value):
         return None
-    padded = value + "=" * (-len(value) % 4)
     try:
-        raw = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+        raw = decode_b64(value)
     except (binascii.Error, ValueError):
         return None
     raw = raw.strip()

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
-import os
 import string
 import sys
 import time
@@ -61,6 +61,7 @@ from elicitguard.base.decision import (
 )
 from elicitguard.base.keys import KeyRing, load_keyring
 from elicitguard.engine.context import CheckContext
+from elicitguard.engine.decision_ids import new_decision_id
 from elicitguard.engine.ordinary import ordinary_needs
 from elicitguard.engine.policy import CompiledRule, Policy, load_policy
 from elicitguard.engine.state import MemoryStateStore, StateStore
@@ -96,6 +97,12 @@ FRAME_ERROR_CODES = {
 }
 
 
+#: A dispatch plan: the rules in order, whether an era-bound rule was left out for want of
+#: an era, and whether any rule of the (kind, side) is pure.
+_Plan = tuple[tuple[CompiledRule, ...], bool, bool]
+#: Plans per engine before the table starts afresh (eras are few; this only bounds it).
+_MAX_PLANS = 256
+
 #: How many issued ``requestState`` digests the engine remembers across sessions (EG504).
 _ISSUED_STATES = 65536
 
@@ -110,6 +117,36 @@ class _SafeFormat(string.Formatter):
 
 
 _FORMAT = _SafeFormat()
+
+
+def _format_message(template: str, args: dict[str, Any]) -> str:
+    """A finding's message: ``template`` filled from a hit's ``args`` (never a secret value:
+    see :class:`~elicitguard.base.decision.Hit`), remembered per template and typed args,
+    since the same hit recurs on every message of a server that asks the same thing."""
+    try:
+        key = tuple((name, type(value), value) for name, value in args.items())
+        return _formatted(template, key)
+    except (
+        TypeError
+    ):  # an unhashable argument: format it afresh (a TypeError of the format repeats)
+        return _format_now(template, args)
+
+
+@functools.lru_cache(maxsize=4096)
+def _formatted(template: str, key: tuple[tuple[str, type, Any], ...]) -> str:
+    return _format_now(template, {name: value for name, _, value in key})
+
+
+def _format_now(template: str, args: dict[str, Any]) -> str:
+    try:
+        return _FORMAT.vformat(template, (), args)
+    except (ValueError, IndexError, AttributeError, KeyError):
+        return template
+
+
+#: A finding's fingerprint is a hash of its rule, server, method and pointer (no value):
+#: remembered, as the same findings recur; pointers past 512 characters are hashed afresh.
+_fingerprint = functools.lru_cache(maxsize=8192)(finding_fingerprint)
 
 
 #: The :class:`Envelope` fields :meth:`Engine.evaluate` takes as keywords beside a message.
@@ -223,6 +260,11 @@ class Engine:
         #: the reuse off (the equivalence tests compare both).
         self.verdicts: VerdictCache | None = VerdictCache()
         self._pure_dispatch: dict[tuple[ItemKind, Side], bool] = {}
+        #: Per (kind, side, direction, era): the rules that run, filtered once
+        #: (:meth:`_plan`); made under ``_plans_policy`` and its dispatch table.
+        self._plans: dict[tuple[Any, ...], _Plan] = {}
+        self._plans_policy: Policy = self.policy
+        self._plans_dispatch: Any = self.policy.dispatch
         today = clock()
         for exception in self.policy.exceptions:
             if exception.expired(today):
@@ -524,31 +566,31 @@ class Engine:
             services=self.services,
         )
         unknown_era = False
+        plans = self._dispatch_plans()  # first: a replaced policy also replaces the verdicts
         verdicts = self.verdicts
-        dispatch = self.policy.dispatch  # read directly: the table the policy compiled
+        side, direction = envelope.side, envelope.direction
         for item in items:
             ctx.era = item.era
-            rules = dispatch.get((item.kind, envelope.side), ())
+            plan_key = (item.kind, side, direction, item.era)
+            plan = plans.get(plan_key)
+            if plan is None:
+                plan = self._plan(plans, plan_key)
+            rules, skipped_unknown_era, any_pure = plan
+            if skipped_unknown_era:
+                unknown_era = True
             key = (
-                item_key(item, envelope.server, envelope.side, envelope.direction)
-                if verdicts is not None and self._has_pure(item.kind, envelope.side)
+                item_key(item, envelope.server, side, direction)
+                if verdicts is not None and any_pure
                 else None
             )
             cached = verdicts.get(key) if key is not None and verdicts is not None else None
             fresh: dict[str, list[Hit]] | None = {} if key is not None and cached is None else None
             for rule in rules:
-                if rule.directions is not None and envelope.direction not in rule.directions:
-                    continue
-                if rule.eras is not None:
-                    if item.era is None:
-                        unknown_era = True
-                        continue
-                    if item.era not in rule.eras:
-                        continue
                 if cached is not None and rule.pure:
                     known = cached.get(rule.code)
                     if known is not None:
-                        self._emit(rule, item, ctx, known, findings, suppressed)
+                        if known:  # most pure rules find nothing: nothing to emit
+                            self._emit(rule, item, ctx, known, findings, suppressed)
                         continue
                 hits = self._run_rule(rule, item, ctx, findings, suppressed, errors)
                 if fresh is not None and rule.pure:
@@ -560,6 +602,47 @@ class Engine:
                 verdicts.put(key, fresh)
         if unknown_era:
             self.unknown_era_messages += 1
+
+    def _dispatch_plans(self) -> dict[tuple[Any, ...], _Plan]:
+        """The plans compiled so far, for this engine's policy and dispatch table.
+
+        A policy (or its dispatch table) replaced on a running engine starts afresh: no
+        plan, and no reused verdict, outlives the policy it was made under.
+        """
+        policy = self.policy
+        if policy is not self._plans_policy or policy.dispatch is not self._plans_dispatch:
+            self._plans_policy, self._plans_dispatch = policy, policy.dispatch
+            self._plans = {}
+            self._pure_dispatch = {}
+            if self.verdicts is not None:
+                self.verdicts = VerdictCache(self.verdicts.limit)
+        return self._plans
+
+    def _plan(self, plans: dict[tuple[Any, ...], _Plan], key: tuple[Any, ...]) -> _Plan:
+        """The rules that run for items of one (kind, side, direction, era), in policy order.
+
+        The direction and era filters of each rule are applied once here rather than per
+        item; the plan also says whether an era-bound rule was left out because the era is
+        unknown (counted as before) and whether any rule is pure (worth a verdict key).
+        """
+        kind, side, direction, era = key
+        rules: list[CompiledRule] = []
+        skipped = False
+        for rule in self.policy.dispatch.get((kind, side), ()):
+            if rule.directions is not None and direction not in rule.directions:
+                continue
+            if rule.eras is not None:
+                if era is None:
+                    skipped = True
+                    continue
+                if era not in rule.eras:
+                    continue
+            rules.append(rule)
+        plan: _Plan = (tuple(rules), skipped, self._has_pure(kind, side))
+        if len(plans) >= _MAX_PLANS:
+            plans.clear()
+        plans[key] = plan
+        return plan
 
     def _has_pure(self, kind: ItemKind, side: Side) -> bool:
         """Whether any rule for (kind, side) is pure: only then is a key worth computing."""
@@ -662,11 +745,13 @@ class Engine:
         if hit.action is not None and hit.action.rank < action.rank:
             action = hit.action
         pointer = hit.pointer if hit.pointer is not None else item.pointer
-        try:
-            message = _FORMAT.vformat(rule.message, (), hit.args)
-        except (ValueError, IndexError, AttributeError, KeyError):
-            message = rule.message
-        fingerprint = finding_fingerprint(rule.code, ctx.envelope.server, item.method, pointer)
+        message = _format_message(rule.message, hit.args)
+        server = ctx.envelope.server
+        fingerprint = (
+            _fingerprint(rule.code, server, item.method, pointer)
+            if len(pointer) <= 512
+            else finding_fingerprint(rule.code, server, item.method, pointer)
+        )
         value_fp = self.keys.value_fingerprint(hit.value) if hit.value is not None else None
         return Finding(
             code=rule.code,
@@ -778,7 +863,7 @@ class Engine:
             action=action,
             findings=tuple(findings),
             suppressed=tuple(suppressed),
-            decision_id=os.urandom(12).hex(),
+            decision_id=new_decision_id(),
             policy_name=self.policy.name,
             policy_revision=self.policy.revision,
             environment=self.policy.environment,

@@ -14,6 +14,7 @@ without regard to case.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import unicodedata
 from typing import Any
@@ -227,11 +228,33 @@ def has_colliding_keys(raw: bytes | str) -> bool:
     return _raises_on_pairs(raw, _refuse_collisions)
 
 
+#: Whether a key set collides once folded, per key tuple: form schemas and envelopes repeat
+#: the same few key sets ({"type", "title"}, {"jsonrpc", "id", "method", "params"}) on every
+#: message. Keys only (never a value), small key sets only, bounded (cleared when full).
+_KEY_SETS: dict[tuple[Any, ...], bool] = {}
+_KEY_SETS_LIMIT = 4096
+_KEY_SET_MAX_KEYS = 32
+
+
 def _folded_collision(node: Any) -> bool:
     if not isinstance(node, dict) or len(node) < 2:
         return False
-    folded = {fold_key(k) if isinstance(k, str) else str(k) for k in node}
-    return len(folded) < len(node)
+    return _keys_collide(node)
+
+
+def _keys_collide(node: dict[Any, Any]) -> bool:
+    """Whether two keys of ``node`` (two or more keys) are one key once folded."""
+    size = len(node)
+    if size > _KEY_SET_MAX_KEYS:
+        return len({fold_key(k) if isinstance(k, str) else str(k) for k in node}) < size
+    keys = tuple(node)
+    known = _KEY_SETS.get(keys)
+    if known is None:
+        known = len({fold_key(k) if isinstance(k, str) else str(k) for k in keys}) < size
+        if len(_KEY_SETS) >= _KEY_SETS_LIMIT:
+            _KEY_SETS.clear()
+        _KEY_SETS[keys] = known
+    return known
 
 
 def _envelope_objects(message: Any) -> list[Any]:
@@ -289,13 +312,98 @@ def object_has_colliding_keys(value: Any, max_nodes: int = 100_000) -> bool:
 
     For callers without the frame's bytes (SDK hooks): a bounded walk over the objects.
     """
+    budget = [max_nodes]
+    return _collides_within(value, 0, budget)
+
+
+#: How deep :func:`_collides_within` recurses before it walks the rest with a stack.
+_RECURSE_DEPTH = 32
+
+
+def _collides_within(node: Any, depth: int, budget: list[int]) -> bool:
+    """The walk of :func:`object_has_colliding_keys`: recursive while shallow (most messages
+    are, and recursion is the cheaper walk), then with an explicit stack; ``budget`` is the
+    number of nodes still to visit, shared by the whole walk. Children are visited last
+    first, the order of the stack walk, so that a walk cut short by the budget sees the
+    same nodes either way."""
+    if depth >= _RECURSE_DEPTH:
+        return _collides_with_stack(node, budget)
+    if depth == _MEMO_DEPTH and type(node) is dict and node:
+        return _remembered_subtree(node, budget)
+    return _collides_here(node, depth, budget)
+
+
+def _collides_here(node: Any, depth: int, budget: list[int]) -> bool:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    kind = type(node)
+    children: Any
+    if kind is dict or (kind is not list and isinstance(node, dict)):
+        if len(node) > 1 and _keys_collide(node):
+            return True
+        children = reversed(node.values())
+    elif kind is list or isinstance(node, list):
+        children = reversed(node)
+    else:
+        return False
+    for child in children:
+        kind = type(child)
+        if (
+            kind is dict
+            or kind is list
+            or (kind not in _LEAVES and isinstance(child, (dict, list)))
+        ) and _collides_within(child, depth + 1, budget):
+            return True
+    return False
+
+
+#: The depth whose objects' verdicts are remembered: a message's ``params``, ``result`` or
+#: ``error`` members (a form's ``requestedSchema``, an ``inputRequests`` table), which
+#: repeat from message to message while the ids around them do not.
+_MEMO_DEPTH = 2
+#: Remembered subtrees: a digest of the subtree's JSON (never the text itself) to its
+#: verdict and the nodes the walk visited to reach it. Bounded; cleared when full.
+_SUBTREES: dict[bytes, tuple[bool, int]] = {}
+_SUBTREES_LIMIT = 4096
+
+
+def _remembered_subtree(node: dict[Any, Any], budget: list[int]) -> bool:
+    """:func:`_collides_here` for an object seen before, by the digest of its JSON.
+
+    The same JSON has the same keys everywhere, so the same verdict; the nodes the walk
+    visited are charged to the budget as the walk would have been, and a subtree whose
+    walk the budget cut short is not remembered (nor reused where the budget could not
+    cover it), so the answer is the walk's in every case.
+    """
+    try:
+        digest = hashlib.sha256(orjson.dumps(node)).digest()[:16]
+    except (TypeError, orjson.JSONEncodeError):  # keys orjson will not write: just walk
+        return _collides_here(node, _MEMO_DEPTH, budget)
+    known = _SUBTREES.get(digest)
+    if known is not None and budget[0] >= known[1]:
+        budget[0] -= known[1]
+        return known[0]
+    before = budget[0]
+    verdict = _collides_here(node, _MEMO_DEPTH, budget)
+    if budget[0] >= 0:
+        if len(_SUBTREES) >= _SUBTREES_LIMIT:
+            _SUBTREES.clear()
+        _SUBTREES[digest] = (verdict, before - budget[0])
+    return verdict
+
+
+#: Types a parsed JSON value's leaves have: no container to walk into.
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
+def _collides_with_stack(value: Any, budget: list[int]) -> bool:
     stack = [value]
-    seen = 0
-    while stack and seen < max_nodes:
+    while stack and budget[0] > 0:
         node = stack.pop()
-        seen += 1
+        budget[0] -= 1
         if isinstance(node, dict):
-            if _folded_collision(node):
+            if len(node) > 1 and _keys_collide(node):
                 return True
             stack.extend(child for child in node.values() if isinstance(child, (dict, list)))
         elif isinstance(node, list):
