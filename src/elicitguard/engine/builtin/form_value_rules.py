@@ -197,14 +197,22 @@ def secret_in_request(item: Item, ctx: CheckContext, params: Params) -> Iterator
                 hints[verdict.field] = hint
     schema = data.get("requestedSchema")
     base = f"{item.pointer}/requestedSchema/properties/"
-    for key, text in _defaults(schema):
+    defaults = list(_defaults(schema))
+    flagged: set[str] = set()
+    for key, text in defaults:
         found = scan_value(text, key)
         if not found and key in hints:
             found = scan_value(text, hints[key])
         match = _best(found) or _hidden(text, hints.get(key, key))
         if match is not None:
+            flagged.add(key)
             pointer = f"{base}{escape_pointer(key)}/default"
             yield _request_hit(item, pointer, match)
+    # A credential split over adjacent defaults, read joined as answers are (EG204).
+    split = split_secret([(key, text) for key, text in defaults if key not in flagged])
+    if split is not None:
+        pointer = f"{base}{escape_pointer(split[0])}/default"
+        yield _request_hit(item, pointer, split[1].match)
     for pointer, text in _option_values(schema, base):
         match = _hidden(text, None)
         if match is not None:
