@@ -126,9 +126,8 @@ def _format_message(template: str, args: dict[str, Any]) -> str:
     try:
         key = tuple((name, type(value), value) for name, value in args.items())
         return _formatted(template, key)
-    except (
-        TypeError
-    ):  # an unhashable argument: format it afresh (a TypeError of the format repeats)
+    # An unhashable argument: format it afresh (a TypeError of the format itself repeats).
+    except TypeError:
         return _format_now(template, args)
 
 
@@ -259,7 +258,6 @@ class Engine:
         #: Hits of pure checks per identical item (engine/verdicts.py); ``None`` turns
         #: the reuse off (the equivalence tests compare both).
         self.verdicts: VerdictCache | None = VerdictCache()
-        self._pure_dispatch: dict[tuple[ItemKind, Side], bool] = {}
         #: Per (kind, side, direction, era): the rules that run, filtered once
         #: (:meth:`_plan`); made under ``_plans_policy`` and its dispatch table.
         self._plans: dict[tuple[Any, ...], _Plan] = {}
@@ -613,7 +611,6 @@ class Engine:
         if policy is not self._plans_policy or policy.dispatch is not self._plans_dispatch:
             self._plans_policy, self._plans_dispatch = policy, policy.dispatch
             self._plans = {}
-            self._pure_dispatch = {}
             if self.verdicts is not None:
                 self.verdicts = VerdictCache(self.verdicts.limit)
         return self._plans
@@ -638,19 +635,12 @@ class Engine:
                 if era not in rule.eras:
                     continue
             rules.append(rule)
-        plan: _Plan = (tuple(rules), skipped, self._has_pure(kind, side))
+        any_pure = any(r.pure for r in self.policy.rules_for(kind, side))
+        plan: _Plan = (tuple(rules), skipped, any_pure)
         if len(plans) >= _MAX_PLANS:
             plans.clear()
         plans[key] = plan
         return plan
-
-    def _has_pure(self, kind: ItemKind, side: Side) -> bool:
-        """Whether any rule for (kind, side) is pure: only then is a key worth computing."""
-        known = self._pure_dispatch.get((kind, side))
-        if known is None:
-            known = any(r.pure for r in self.policy.rules_for(kind, side))
-            self._pure_dispatch[(kind, side)] = known
-        return known
 
     def _judge_items(self, envelope: Envelope, items: list[Item], started: int) -> Decision:
         """Decide about items built in process rather than read from a message.

@@ -36,6 +36,17 @@ _C2S = Direction.CLIENT_TO_SERVER
 _S2C = Direction.SERVER_TO_CLIENT
 
 
+def _read_chunk(fd: int) -> bytes | None:
+    """What a pipe holds, up to :data:`CHUNK` (``b""`` at its end or on an error), or None
+    when it has nothing yet (a spurious wake-up)."""
+    try:
+        return os.read(fd, CHUNK)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
 class Handler(Protocol):
     """What the relay tells the proxy; every call comes from the relay's thread."""
 
@@ -156,7 +167,7 @@ class RelayLoop:
         client_rx, server_rx, wake = self._client_rx, self._server_rx, self._wake_r
         client_fd, server_fd = self._client.fd, self._server.fd
         client, server = self._client, self._server
-        poller, handler, read = self._poller, self._handler, os.read
+        poller, handler, read_chunk = self._poller, self._handler, _read_chunk
         poller.set(wake, READ)
         tick = self._tick
         next_tick = time.monotonic() + tick if tick else 0.0
@@ -181,12 +192,9 @@ class RelayLoop:
                 if not mask & READ:
                     continue
                 if fd == server_rx and self._reading_server:
-                    try:
-                        chunk = read(fd, CHUNK)
-                    except BlockingIOError:
+                    chunk = read_chunk(fd)
+                    if chunk is None:
                         continue
-                    except OSError:
-                        chunk = b""
                     if chunk:
                         lines = server_splitter.feed(chunk)
                         if lines and handler.lines(lines, _S2C, chunk, server_splitter.whole):
@@ -199,12 +207,9 @@ class RelayLoop:
                         self._reading_server = False
                         handler.server_ended(closed)
                 elif fd == client_rx and self._reading_client:
-                    try:
-                        chunk = read(fd, CHUNK)
-                    except BlockingIOError:
+                    chunk = read_chunk(fd)
+                    if chunk is None:
                         continue
-                    except OSError:
-                        chunk = b""
                     if chunk:
                         lines = client_splitter.feed(chunk)
                         if lines and handler.lines(lines, _C2S, chunk, client_splitter.whole):

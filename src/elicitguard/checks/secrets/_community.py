@@ -20,6 +20,7 @@ an error, never a catalogue that silently finds nothing.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import threading
@@ -177,6 +178,10 @@ _ID_NOT_SECRET_RE: Final = re.compile(
 _ID_SECRET_WORDS: Final = ("webhook", "sensitive", "auth-user", "public-api")
 
 
+_NAMES_KEY_ID_RE: Final = re.compile(r"\b(?:key|token) id\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)  # one entry per rule of the catalogue
 def _names_no_secret(rule: str, name: str) -> bool:
     """Whether rule ``rule`` (display name ``name``) finds an identifier or a public key."""
     lowered = rule.lower()
@@ -186,7 +191,7 @@ def _names_no_secret(rule: str, name: str) -> bool:
         return _ID_NOT_SECRET_RE.search(lowered) is not None
     if _NAMES_PUBLIC_RE.search(name.replace("Public API", "")):
         return True
-    if re.search(r"\b(?:key|token) id\b", name, re.IGNORECASE):
+    if _NAMES_KEY_ID_RE.search(name):
         return True
     if _NAMES_IDENTIFIER_RE.search(name) is None:
         return False
