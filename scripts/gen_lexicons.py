@@ -221,7 +221,11 @@ def build(wheels: list[Path]) -> dict[str, dict[str, Any]]:
     """The generated lexicon of every language."""
     seed = yaml.safe_load(SEED.read_text(encoding="utf-8"))
     result: dict[str, dict[str, Any]] = {}
-    for lang, catalogues in sorted(_catalogues(wheels).items()):
+    found = _catalogues(wheels)
+    # A curated language no catalogue carries (Gujarati, Sinhala, Lao, Amharic) has the seed only.
+    for lang in seed:
+        found.setdefault(lang, [])
+    for lang, catalogues in sorted(found.items()):
         classes: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         roles: dict[str, list[str]] = defaultdict(list)
         sources: list[dict[str, str]] = []

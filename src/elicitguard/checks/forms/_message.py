@@ -15,7 +15,9 @@ from elicitguard.checks.forms._lexicon import Lexicon
 from elicitguard.checks.forms._scan import COURTESY, ClassHit, Scan, scan
 from elicitguard.checks.forms._types import MessageAsk
 
-_SENTENCE_END = re.compile(r"[.!?;\n\r()\[\]。！？；（）「」『』\u2026]+")
+# A full stop followed by a lower-case letter or a digit is inside a word: a path or a file
+# name ("~/.ssh/id_rsa", "config.json"), part of what is asked for, not a sentence end.
+_SENTENCE_END = re.compile(r"(?:\.(?![a-z0-9_])|[!?;\n\r()\[\]。！？；（）「」『』\u2026])+")
 PRIORITY: tuple[str, ...] = (
     "private_key",
     "api_key",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from functools import cache, lru_cache
 
 from elicitguard.checks.forms._text import _normalize_visible
@@ -72,7 +73,20 @@ def _lookalikes() -> dict[int, str]:
         ascii_letters = folded.isascii() and folded.isalpha() and len(folded) <= 2
         if ascii_letters and not char.isascii() and char.isalpha():
             table[ord(char)] = folded
+    # Small capitals ("ᴘᴀꜱꜱᴡᴏʀᴅ") read as their letter but have no confusable entry (UTS 39
+    # lists only the few that look like another letter): their Unicode names say which.
+    for lo, hi in _SMALL_CAPITAL_BLOCKS:
+        for code in range(lo, hi):
+            name = unicodedata.name(chr(code), "")
+            letter = name.removeprefix("LATIN LETTER SMALL CAPITAL ")
+            if letter != name and len(letter) == 1 and letter.isascii():
+                table.setdefault(code, letter.casefold())
     return table
+
+
+#: Where Unicode keeps the Latin small capitals: IPA extensions, phonetic extensions, Latin
+#: Extended-D and -F.
+_SMALL_CAPITAL_BLOCKS = ((0x0250, 0x02B0), (0x1D00, 0x1D80), (0xA720, 0xA800), (0x10780, 0x107C0))
 
 
 def warm_up() -> None:

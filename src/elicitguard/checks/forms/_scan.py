@@ -29,6 +29,8 @@ COURTESY = frozenset(("please", "pls", "kindly"))
 _LABEL_FILLER = COURTESY | {"s"}
 """... and ``s``, what "'s" leaves once normalised."""
 _MODIFIERS = frozenset(("before", "before_secret", "after", "after_secret"))
+_ASK_FILLER = frozenset(("here", "below", "now"))
+"""Words that leave an asking label a label ("Paste your token here")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +155,14 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
         if any(e.tag == "state" for e in entries)
         for w in term.split()
     }
+    asked = {
+        w
+        for _s, _e, term, entries in matches
+        if any(e.tag == "ask" for e in entries)
+        for w in term.split()
+    }
+    if asked:  # "Enter your secret here": the label is the secret, asked for
+        stated |= asked | _ASK_FILLER
     for index, (start, _end, term, entries) in enumerate(matches):
         label = " ".join(term.split())
         if len({e.lang for e in entries}) == 1:
@@ -199,9 +209,34 @@ _CLASSES_AND_PIN = frozenset(
 )
 
 
+_UNNAMING_ROLES = frozenset(("negative", "benign", "postal_context"))
+"""Roles that say a text is not about a secret (kept from a disguised reading only when
+the plain reading names none)."""
+
+
+def _without_roles(found: Scan, names: frozenset[str]) -> Scan:
+    """``found`` without the words of the roles ``names``."""
+    if not found.role_names & names:
+        return found
+    roles = tuple(r for r in found.roles if r[0] not in names)
+    return Scan(
+        found.hits,
+        roles,
+        found.langs,
+        tuple(n for n in found.notes if not n.startswith("negative ")),
+        frozenset(name for name, _ in roles),
+        found.suppressed,
+        found.state_hits,
+    )
+
+
 def _merge(plain: Scan, other: Scan) -> Scan:
     """Add what a disguised reading found that the plain reading did not."""
     known = {h.cls for h in plain.hits if not h.key_only} | plain.suppressed
+    if any(not h.weak and not h.key_only for h in plain.hits):
+        # A reading cannot un-name what the text plainly names: "PIN-Code" read joined is
+        # the postal "pincode", but the user reads a PIN code.
+        other = _without_roles(other, _UNNAMING_ROLES)
     new = tuple(
         ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, True, h.alone, h.ends)
         for h in other.hits

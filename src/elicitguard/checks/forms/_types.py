@@ -15,9 +15,10 @@ FULL_LANGUAGES: Final[tuple[str, ...]] = (
 """Languages with a full lexicon: field labels, ask verbs, negations, modifiers, traps."""
 
 LABEL_LANGUAGES: Final[tuple[str, ...]] = (
-    "af", "az", "be", "bg", "bs", "ca", "cy", "et", "eu", "ga", "gl", "hr", "hy", "is",
-    "ka", "kk", "km", "kn", "ky", "lt", "lv", "mk", "ml", "mn", "mr", "ms", "my", "ne",
-    "pa", "sk", "sl", "sq", "sr", "sr-Latn", "sw", "ta", "te", "tg", "tk", "ur", "uz",
+    "af", "am", "az", "be", "bg", "bs", "ca", "cy", "et", "eu", "ga", "gl", "gu", "hr",
+    "hy", "is", "ka", "kk", "km", "kn", "ky", "lo", "lt", "lv", "mk", "ml", "mn", "mr",
+    "ms", "my", "ne", "pa", "si", "sk", "sl", "sq", "sr", "sr-Latn", "sw", "ta", "te", "tg",
+    "tk", "ur", "uz",
 )  # fmt: skip
 """Languages known from translation catalogues only: the labels a sign-in form puts on its
 fields ("Password", "New password", "Token", codes) and, where the catalogues give them,
