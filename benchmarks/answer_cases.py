@@ -248,6 +248,20 @@ def _traps(t: _Tokens) -> list[tuple[str, dict[str, str], dict[str, str]]]:
         ),
         ("tracking", {"tracking": "1Z999AA10123456784"}, {"tracking": "Tracking number"}),
         ("path", {"path": "/var/lib/app/exports/2026-07.csv"}, {"path": "Path"}),
+        (
+            "wrapped-text",
+            {"manifest": "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\n"
+                         "metadata:\n  name: example\nspec:\n  secretStoreRef:\n"
+                         "    name: vault-backend\n    kind: SecretStore\n"},
+            {"manifest": "Manifest"},
+        ),  # fmt: skip
+        (
+            "grouped-text",
+            {"licence": f"{t.r(5).upper()}-{t.r(5).upper()}-{t.r(5).upper()}-{t.r(5).upper()}"},
+            {"licence": "Product licence key (printed on the box)"},
+        ),
+        ("grouped-text", {"isbn": "978-0-306-40615-7"}, {"isbn": "ISBN"}),
+        ("grouped-text", {"ip": "10.20.30.40"}, {"ip": "Server address"}),
         *[("public-identifier", {"notes": text}, {"notes": "Notes"}) for text in _IDENTIFIERS],
     ]
     return cases
@@ -325,6 +339,17 @@ def _disguises(
         ),
         ("lookalike", {"notes": _lookalike(token)}, {"notes": "Notes"}),
         ("reversed", {"notes": "backwards: " + token[::-1]}, {"notes": "Notes"}),
+        ("wrapped", {"notes": token[:cut] + "\n" + token[cut:]}, {"notes": "Notes"}),
+        (
+            "grouped",
+            {"notes": "-".join(token[i : i + 4] for i in range(0, len(token), 4))},
+            {"notes": "Notes"},
+        ),
+        (
+            "invisible",
+            {"notes": token[:5] + "\u200b" + token[5:cut] + "\u00ad" + token[cut:]},
+            {"notes": "Notes"},
+        ),
     ]
 
 

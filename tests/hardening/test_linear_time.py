@@ -50,6 +50,7 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.pii._SSN_BARE_RE",
         "elicitguard.checks.pii._UUID_RE",
         "elicitguard.checks.secrets._keynames._CAMEL_RE",
+        "elicitguard.checks.secrets._decode._WRAPPED_RE",  # fixed lookbehind, one run ahead
         "elicitguard.checks.secrets._placeholders._CAMEL_SPLIT_RE",  # a lookahead of one class
         "elicitguard.checks.secrets._placeholders._TEMPLATE_INSIDE_RE",  # one-char lookarounds
         "elicitguard.checks.urls._CONTROL_OR_SPACE_RE",

@@ -22,6 +22,9 @@ from typing import Any, Final
 from urllib.parse import unquote
 
 import orjson
+import re2
+
+from elicitguard.checks.visible import visible_form
 
 __all__ = ["MAX_DEPTH", "json_inside", "readings"]
 
@@ -35,6 +38,16 @@ _B64_RUN_RE: Final = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN_RE: Final = re.compile(r"(?:[0-9A-Fa-f]{2}){8,}")
 _ESCAPE_RE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[\\\"'/nrt])")
 _SIMPLE_ESCAPES: Final = {"n": "\n", "r": "\r", "t": "\t"}
+#: A line break inside a token: a run of at least 8 token characters before it (never
+#: ending in ``=`` or ``:``: ``KEY=`` then the next line is a name without its value), and
+#: the next line going on at once with a run that ends the line or a word (a YAML line
+#: ``kind: Secret`` or an indented one is the next entry, not the rest of a token).
+_WRAPPED_RE: Final = re.compile(
+    r"(?<=[A-Za-z0-9_+/.=-]{7}[A-Za-z0-9_+/.-])[ \t]*\r?\n(?=[A-Za-z0-9_+/=.-]{4,}(?:[\s\"'`,;)\]}]|$))"
+)
+#: A word of token characters with separators in it: the candidates for :func:`_regroup`.
+_GROUPED_RE: Final = re2.compile(r"[A-Za-z0-9_+/=.|-]{15,}")
+_GROUP_SEPARATORS: Final = frozenset("-.|/")
 _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});")
 
 
@@ -109,12 +122,56 @@ def _ascii_lookalikes() -> dict[int, str]:
     }
 
 
+def _wrapped(text: str) -> str | None:
+    """``text`` with the line breaks inside long token runs removed: a key pasted from a
+    terminal, an e-mail or a PEM-style dump arrives wrapped (``ghp_wWPw5k4aXcaT\nfUH…``)."""
+    joined = _WRAPPED_RE.sub("", text)
+    return joined if joined != text else None
+
+
+def _grouped(text: str) -> Iterator[str]:
+    """``text`` with a token written in groups read joined (``ghp_-wWPw-5k4a-XcaT…``,
+    ``AKIA.IOSF.ODNN…``): a separator at every ``n+1``-th place of a word, at least three
+    times, and the last group no longer than the others. Separators the token has itself
+    (``glpat-``) are off that rhythm and stay."""
+    for index, match in enumerate(_GROUPED_RE.finditer(text)):
+        if index >= _MAX_RUNS:
+            break
+        word = match.group(0)
+        joined = _regroup(word)
+        if joined is not None:
+            yield text[: match.start()] + joined + text[match.end() :]
+
+
+def _regroup(word: str) -> str | None:
+    """``word`` without the separators that fall at one fixed rhythm, if any do."""
+    for separator in _GROUP_SEPARATORS.intersection(word):
+        for size in range(3, 9):
+            cuts = range(size, len(word), size + 1)
+            last = len(word) - (cuts[-1] + 1) if cuts else size + 1
+            if len(cuts) >= 3 and last <= size and all(word[i] == separator for i in cuts):
+                return "".join(word[i : i + size] for i in range(0, len(word), size + 1))
+    return None
+
+
 def _steps(text: str) -> Iterator[str]:
     """One decoding step of ``text``, each way it can be read."""
-    if not text.isascii():  # ``gһp_…`` with a Cyrillic ``һ``: the token as it looks
-        folded = text.translate(_ascii_lookalikes())
-        if folded != text:
+    if not text.isascii():
+        # What the user sees: invisible characters dropped, full-width and other
+        # compatibility letters folded ("my pas\u200bsword is …", "ｐａｓｓｗｏｒｄ").
+        visible = visible_form(text)
+        if visible != text:
+            yield visible
+        # ``gһp_…`` with a Cyrillic ``һ``: the token as it looks
+        folded = visible.translate(_ascii_lookalikes())
+        if folded != visible:
             yield folded
+    if "\n" in text:
+        wrapped = _wrapped(text)
+        if wrapped is not None:
+            yield wrapped
+    if _GROUP_SEPARATORS.intersection(text):
+        yield from _grouped(text)
     if "%" in text and _PERCENT_RE.search(text):
         try:
             decoded = _percent(text)
