@@ -194,6 +194,13 @@ PROSE: dict[str, tuple[list[str], list[str]]] = {
 
 
 #: Ordinary answers that look a little like secrets: each must stay quiet.
+#: A YAML manifest whose lines end in token characters (never a token wrapped over lines).
+_MANIFEST = (
+    "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\nmetadata:\n"
+    "  name: example\nspec:\n  secretStoreRef:\n    name: vault-backend\n    kind: SecretStore\n"
+)
+
+
 def _traps(t: _Tokens) -> list[tuple[str, dict[str, str], dict[str, str]]]:
     sha = hashlib.sha256(t.r(12).encode()).hexdigest()
     cases: list[tuple[str, dict[str, str], dict[str, str]]] = [
@@ -250,11 +257,9 @@ def _traps(t: _Tokens) -> list[tuple[str, dict[str, str], dict[str, str]]]:
         ("path", {"path": "/var/lib/app/exports/2026-07.csv"}, {"path": "Path"}),
         (
             "wrapped-text",
-            {"manifest": "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\n"
-                         "metadata:\n  name: example\nspec:\n  secretStoreRef:\n"
-                         "    name: vault-backend\n    kind: SecretStore\n"},
+            {"manifest": _MANIFEST},
             {"manifest": "Manifest"},
-        ),  # fmt: skip
+        ),
         (
             "grouped-text",
             {"licence": f"{t.r(5).upper()}-{t.r(5).upper()}-{t.r(5).upper()}-{t.r(5).upper()}"},

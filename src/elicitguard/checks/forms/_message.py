@@ -17,7 +17,9 @@ from elicitguard.checks.forms._types import MessageAsk
 
 # A full stop followed by a lower-case letter or a digit is inside a word: a path or a file
 # name ("~/.ssh/id_rsa", "config.json"), part of what is asked for, not a sentence end.
-_SENTENCE_END = re.compile(r"(?:\.(?![a-z0-9_])|[!?;\n\r()\[\]。！？；（）「」『』\u2026])+")
+_SENTENCE_END = re.compile(
+    r"(?:\.(?![a-z0-9_])|[!?;\n\r()\[\]。！？；（）「」『』\u2026\u0964\u0965\u104a\u104b\u17d4\u17d5])+"
+)
 PRIORITY: tuple[str, ...] = (
     "private_key",
     "api_key",
@@ -74,6 +76,8 @@ def _sentence_ask(lex: Lexicon, sentence: str, verbless: bool = True) -> Message
     if found.has("deny"):
         return None
     hits = [h for h in found.hits if h.cls in _SECRET_RAW and not h.key_only]
+    if found.has("postal_context"):  # "your address and PIN code": the postal PIN
+        hits = [h for h in hits if h.cls != "pin"]
     if not found.has("ask"):
         if not verbless:
             return None

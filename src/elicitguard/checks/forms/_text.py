@@ -29,10 +29,11 @@ _UNSPACED = (
     "\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 )
 # Marks that belong to the letter before them (not separators): Indic, Thai, Lao, Khmer,
-# Myanmar, Hebrew points, Arabic marks, kana voicing.
+# Myanmar, Hebrew points, Arabic marks, kana voicing (not the Indic, Myanmar and Khmer full
+# stops: those end a sentence).
 _MARKS = (
-    "\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0dff"
-    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3099\u309a"
+    "\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0963\u0966-\u0dff"
+    "\u0e00-\u0eff\u1000-\u1049\u104c-\u109f\u1780-\u17d3\u17d7-\u17ff\u3099\u309a"
 )
 _CAMEL = re.compile(
     r"(?<=[a-zß-öø-ÿ0-9])(?=[A-ZÀ-ÖØ-Þ])|(?<=[A-ZÀ-ÖØ-Þ])(?=[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ])"

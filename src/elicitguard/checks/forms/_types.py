@@ -17,7 +17,7 @@ FULL_LANGUAGES: Final[tuple[str, ...]] = (
 LABEL_LANGUAGES: Final[tuple[str, ...]] = (
     "af", "am", "az", "be", "bg", "bs", "ca", "cy", "et", "eu", "ga", "gl", "gu", "hr",
     "hy", "is", "ka", "kk", "km", "kn", "ky", "lo", "lt", "lv", "mk", "ml", "mn", "mr",
-    "ms", "my", "ne", "pa", "si", "sk", "sl", "sq", "sr", "sr-Latn", "sw", "ta", "te", "tg",
+    "ms", "my", "ne", "pa", "si", "sk", "sl", "sq", "sr", "sr-Latn", "sw", "ta", "te", "tg", "tl",
     "tk", "ur", "uz",
 )  # fmt: skip
 """Languages known from translation catalogues only: the labels a sign-in form puts on its
