@@ -51,6 +51,10 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.pii._UUID_RE",
         "elicitguard.checks.secrets._keynames._CAMEL_RE",
         "elicitguard.checks.secrets._decode._WRAPPED_RE",  # fixed lookbehind, one run ahead
+        "elicitguard.checks.forms._reveal._TAG_INSIDE",  # one-char lookarounds, bounded tag
+        "elicitguard.checks.forms._reveal._MARKDOWN_INSIDE",  # one-char lookarounds, {1,3}
+        "elicitguard.checks.forms._reveal._NUMBER_SIGN",  # one-char lookarounds
+        "elicitguard.checks.forms._reveal._MARKED_LATIN",  # a letter and a run of marks (\u ranges)
         "elicitguard.checks.secrets._placeholders._CAMEL_SPLIT_RE",  # a lookahead of one class
         "elicitguard.checks.secrets._placeholders._TEMPLATE_INSIDE_RE",  # one-char lookarounds
         "elicitguard.checks.urls._CONTROL_OR_SPACE_RE",

@@ -44,7 +44,8 @@ _LEET_NEAR = re.compile(r"[A-Za-zÀ-ɏ][013457@$|!]|[013457@$|!][A-Za-zÀ-ɏ]")
 _LEET_I = str.maketrans("0134578@$|!", "oieastbaslI")
 _LEET_L = str.maketrans("0134578@$|!", "oleastbaslI")
 _WORD = re.compile(r"[^\W\d_]+")
-_LONG_WORD = re.compile(r"(?<![^\W\d_])[A-Za-z]{7,}(?![^\W\d_])")
+_LONG_WORD = re.compile(r"(?<![^\W\d_*])[A-Za-z][A-Za-z*]{5,}[A-Za-z](?![^\W\d_*])")
+"""A long Latin word; a ``*`` in it stands for a masked letter ("passw*rd")."""
 _SLIP_TARGETS = (
     "password",
     "passwords",
@@ -81,8 +82,35 @@ def _lookalikes() -> dict[int, str]:
             letter = name.removeprefix("LATIN LETTER SMALL CAPITAL ")
             if letter != name and len(letter) == 1 and letter.isascii():
                 table.setdefault(code, letter.casefold())
+    # Letters of other scripts that stand in for a Latin one by their look although UTS 39
+    # does not list them ("ρassωord", "тoken"); used only inside a word that has Latin
+    # letters too, like every entry here.
+    for char, latin in _FAUX_LATIN.items():
+        table.setdefault(ord(char), latin)
     return table
 
+
+@cache
+def _enclosed() -> dict[int, str]:
+    """Enclosed letters NFKC leaves alone ("🅟🅐🅢🅢", "🅿") and regional indicators, as the
+    Latin letter they show."""
+    table: dict[int, str] = {}
+    for code in range(0x1F100, 0x1F200):
+        name = unicodedata.name(chr(code), "")
+        letter = name.rsplit(" ", 1)[-1]
+        if "LATIN CAPITAL LETTER" in name and len(letter) == 1:
+            table[code] = letter.casefold()
+    for code in range(0x1F1E6, 0x1F200):
+        table[code] = chr(code - 0x1F1E6 + ord("a"))
+    return table
+
+
+_ENCLOSED = re.compile("[\U0001f100-\U0001f1ff]")
+
+_FAUX_LATIN = {
+    "ω": "w", "ш": "w", "п": "n", "η": "n", "я": "r", "ι": "i", "κ": "k", "ν": "v",
+    "τ": "t", "т": "t", "υ": "u", "ε": "e", "χ": "x", "ρ": "p", "α": "a", "ο": "o",
+}  # fmt: skip
 
 #: Where Unicode keeps the Latin small capitals: IPA extensions, phonetic extensions, Latin
 #: Extended-D and -F.
@@ -122,11 +150,40 @@ def _leet(text: str, table: dict[int, int]) -> str:
     return _LEET_TOKEN.sub(fold, text)
 
 
+_TAG_INSIDE = re.compile(r"(?<=[^\W\d_])(?:</?[A-Za-z][^<>]{0,40}>)+(?=[^\W\d_])")
+"""Markup inside a word ("pass<b></b>word"): a client that renders it shows one word."""
+_MARKDOWN_INSIDE = re.compile(r"(?<=[^\W\d_])[*_~`]{1,3}(?=[^\W\d_])")
+"""Markdown emphasis inside a word ("pass**word**", "p~~a~~ssword")."""
+_NUMBER_SIGN = re.compile(r"(?<=[A-Za-z]) ?#(?![\w#])")
+"""A number sign after a word ("card #", "cc#") reads "number"."""
+
+
+def _strip_marks(word: str) -> str:
+    """A Latin word with combining or enclosing marks on its letters ("p⃝a⃝s⃝s⃝",
+    "p҉a҉s҉s҉") read without them."""
+    return "".join(c for c in word if not unicodedata.category(c).startswith("M"))
+
+
+_MARKED_LATIN = re.compile(
+    r"[A-Za-z][\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
+)
+
+
 def _undisguise(text: str) -> str:
-    """HTML references, spaced letters and look-alike letters undone (not yet leet)."""
+    """HTML references, markup, spaced letters and look-alike letters undone (not yet leet)."""
     out = text
     if "&" in out:
         out = visible_form(html.unescape(html.unescape(out)))
+    if "<" in out:
+        out = _TAG_INSIDE.sub("", out)
+    if "*" in out or "_" in out or "~" in out or "`" in out:
+        out = _MARKDOWN_INSIDE.sub("", out)
+    if "#" in out:
+        out = _NUMBER_SIGN.sub(" number", out)
+    if not out.isascii() and _ENCLOSED.search(out):
+        out = out.translate(_enclosed())
+    if not out.isascii() and _MARKED_LATIN.search(out):
+        out = _MARKED_LATIN.sub(lambda m: _strip_marks(m.group()), out)
     if _SPACED.search(out):  # a spaced-out text: its two-letter words are spaced out too
         out = _SPACED_PAIR.sub(lambda m: _JOINERS.sub("", m.group()), out)
         out = _GAPS.sub(" ", out)
