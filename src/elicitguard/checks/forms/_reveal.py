@@ -107,9 +107,10 @@ def _enclosed() -> dict[int, str]:
 
 _ENCLOSED = re.compile("[\U0001f100-\U0001f1ff]")
 
+#: Only those the confusable table lacks (it already has "ρ", "α", "ο", "ι", "ν", "υ").
 _FAUX_LATIN = {
-    "ω": "w", "ш": "w", "п": "n", "η": "n", "я": "r", "ι": "i", "κ": "k", "ν": "v",
-    "τ": "t", "т": "t", "υ": "u", "ε": "e", "χ": "x", "ρ": "p", "α": "a", "ο": "o",
+    "ω": "w", "ш": "w", "п": "n", "η": "n", "я": "r", "κ": "k", "τ": "t", "т": "t",
+    "ε": "e", "χ": "x",
 }  # fmt: skip
 
 #: Where Unicode keeps the Latin small capitals: IPA extensions, phonetic extensions, Latin
