@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from elicitguard import Confidence
 from elicitguard.checks.forms import (
     ALL_LANGUAGES,
     FULL_LANGUAGES,
@@ -151,6 +152,16 @@ def test_disguise_is_reported() -> None:
 def test_folding_traps(title: str) -> None:
     (verdict,) = classify_form(one(title))
     assert not verdict.disguised, verdict.reasons
+
+
+@pytest.mark.parametrize("title", ["s3cret k3y", "4PI key", "acc3ss key", "secret k3y"])
+def test_disguised_strong_word_beside_a_weak_plain_one(title: str) -> None:
+    """The plain reading of "s3cret key" has only the weak "key"; the folded reading's strong
+    "secret key" must still count, and say it needed the fold."""
+    (verdict,) = classify_form(one(title))
+    assert verdict.secret_class == "api_key", verdict.reasons
+    assert verdict.confidence is not Confidence.LOW, verdict.reasons
+    assert verdict.disguised
 
 
 def test_readings_only_when_different() -> None:

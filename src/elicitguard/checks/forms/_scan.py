@@ -232,7 +232,8 @@ def _without_roles(found: Scan, names: frozenset[str]) -> Scan:
 
 def _merge(plain: Scan, other: Scan) -> Scan:
     """Add what a disguised reading found that the plain reading did not."""
-    known = {h.cls for h in plain.hits if not h.key_only} | plain.suppressed
+    named = {h.cls for h in plain.hits if not h.key_only and not h.weak} | plain.suppressed
+    hinted = {h.cls for h in plain.hits if not h.key_only and h.weak}
     if any(not h.weak and not h.key_only for h in plain.hits):
         # A reading cannot un-name what the text plainly names: "PIN-Code" read joined is
         # the postal "pincode", but the user reads a PIN code.
@@ -240,7 +241,9 @@ def _merge(plain: Scan, other: Scan) -> Scan:
     new = tuple(
         ClassHit(h.cls, h.lang, h.term, h.weak, h.key_only, h.start, True, h.alone, h.ends)
         for h in other.hits
-        if h.cls not in known
+        # A weak plain word ("key" in "s3cret key") leaves room for the strong one the
+        # disguise hides.
+        if h.cls not in named and (h.cls not in hinted or not h.weak)
     )
     stated = {h.cls for h in plain.state_hits}
     if (
