@@ -119,9 +119,13 @@ PROSE: dict[str, tuple[list[str], list[str]]] = {
             "the code is {code}",
             "PIN: {pin}",
             "here is my api key {key}",
+            "{pw} is my password",
+            "{pin} (my PIN)",
         ],
         [
             "my password is required",
+            "Bitwarden1 is the password manager I use",
+            "I forgot what my password is",
             "I forgot my password yesterday",
             "the zip code is 94107",
             "the code is in the repo",

@@ -319,11 +319,39 @@ def _command_secrets(text: str) -> Iterator[ProseSecret]:
         )
 
 
+#: The value first, the noun after: "hunter2 is my password", "Gat0Negro#2024 (my PIN)",
+#: "X, that's my password", "X es mi contraseña", "X ist mein Passwort". RE2: linear time.
+_POSTPOSED_RE: Final = re2.compile(
+    r"(?i)(?:^|[\s\"'(])([^\s\"'()]{4,128})[\"')]?\s*,?\s*"
+    r"(?:(?:is|was|=|:|-|–|—|es|est|ist|é|è|era)\s+)?"
+    r"(?:that's\s+|that\s+is\s+|it's\s+|\()?"
+    r"(?:my|the|our|mi|la|el|mon|ma|le|mein|meine|das|die|a\s+minha|minha|a\s+mia|la\s+mia|il\s+mio)\s+"
+    r"(password|passcode|passphrase|pass\s+phrase|pin|pin\s+code|pin\s+number|contraseña|clave|"
+    r"mot\s+de\s+passe|code\s+pin|passwort|kennwort|senha|codice\s+pin)"
+    r"\s*(?:[.!?,;)\]]|$|(?:for|para|pour|für|per|de|do|da)\s)"
+)
+_POSTPOSED_CLASS: Final = {"pin": "pin", "pin code": "pin", "pin number": "pin", "code pin": "pin"}
+
+
+def _postposed(text: str) -> Iterator[ProseSecret]:
+    if len(text) > 4096:
+        return
+    for match in _POSTPOSED_RE.finditer(text):
+        value = match.group(1).rstrip(_TRAILING)
+        noun = " ".join(match.group(2).lower().split())
+        cls = _POSTPOSED_CLASS.get(noun, "password")
+        if value.startswith(("$", "%", "{", "<")) or not _judge(cls, value, quoted=False):
+            continue
+        at = match.start(1)
+        yield ProseSecret(SecretMatch(_TYPES[cls], at, at + len(value), value, "medium"), "")
+
+
 def scan_prose(text: str) -> list[ProseSecret]:
     """Every phrase in ``text`` that hands over a password, PIN, code or key.
 
-    Also a pasted command line that carries its own password (``curl -u user:pass``).
+    Also a pasted command line that carries its own password (``curl -u user:pass``), and
+    the value written before its noun ("hunter2 is my password").
     """
     if len(text) < 6 or len(text) > 1 << 16:
         return []
-    return [*_phrases(text), *_command_secrets(text)]
+    return [*_phrases(text), *_command_secrets(text), *_postposed(text)]
