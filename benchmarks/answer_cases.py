@@ -121,11 +121,13 @@ PROSE: dict[str, tuple[list[str], list[str]]] = {
             "here is my api key {key}",
             "{pw} is my password",
             "{pin} (my PIN)",
+            "the CVV is {pin}",
         ],
         [
             "my password is required",
             "Bitwarden1 is the password manager I use",
             "I forgot what my password is",
+            "the CVV is on the back of the card",
             "I forgot my password yesterday",
             "the zip code is 94107",
             "the code is in the repo",

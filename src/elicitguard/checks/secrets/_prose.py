@@ -266,6 +266,10 @@ def _judge(cls: str, value: str, quoted: bool) -> bool:
 _NAMES_A_KEY_RE: Final = re.compile(r"[_.-](?:key|token|secret)s?$", re.IGNORECASE)
 
 
+#: Nouns for a card's security code, whose value is three or four digits.
+_CARD_CODES: Final = frozenset({"cvv", "cvc", "cvv2"})
+
+
 def _phrases(text: str) -> Iterator[ProseSecret]:
     lexicon = _lexicon()
     lowered = text.lower()
@@ -288,7 +292,8 @@ def _phrases(text: str) -> Iterator[ProseSecret]:
         if cls == "key" and _qualified_code(lowered, start, lexicon.key_qualifiers):
             continue
         value, quoted = _value_after(text, lowered, end, lexicon.connectors)
-        if value and _judge(cls, value, quoted):
+        card_code = noun in _CARD_CODES and _digits_code(value, 3, 4)  # "cvv 123"
+        if card_code or (value and _judge(cls, value, quoted)):
             at = text.find(value, end)
             secret = SecretMatch(_TYPES[cls], at, at + len(value), value, "medium")
             yield ProseSecret(secret, language)
