@@ -154,12 +154,21 @@ def test_folding_traps(title: str) -> None:
     assert not verdict.disguised, verdict.reasons
 
 
-@pytest.mark.parametrize("title", ["s3cret k3y", "4PI key", "acc3ss key", "secret k3y"])
-def test_disguised_strong_word_beside_a_weak_plain_one(title: str) -> None:
+@pytest.mark.parametrize(
+    ("title", "cls"),
+    [
+        ("s3cret k3y", "api_key"),
+        ("4PI key", "api_key"),
+        ("acc3ss key", "api_key"),
+        ("secret k3y", "api_key"),
+        ("ρrivάte key", "private_key"),  # an accented Greek stand-in
+    ],
+)
+def test_disguised_strong_word_beside_a_weak_plain_one(title: str, cls: str) -> None:
     """The plain reading of "s3cret key" has only the weak "key"; the folded reading's strong
     "secret key" must still count, and say it needed the fold."""
     (verdict,) = classify_form(one(title))
-    assert verdict.secret_class == "api_key", verdict.reasons
+    assert verdict.secret_class == cls, verdict.reasons
     assert verdict.confidence is not Confidence.LOW, verdict.reasons
     assert verdict.disguised
 

@@ -87,6 +87,13 @@ def _lookalikes() -> dict[int, str]:
     # letters too, like every entry here.
     for char, latin in _FAUX_LATIN.items():
         table.setdefault(ord(char), latin)
+    # The same stand-ins with an accent ("pάssword": Greek alpha with tonos, "ё"): read as
+    # their base letter once the accent is gone.
+    for lo, hi in _ACCENTED_STAND_IN_BLOCKS:
+        for code in range(lo, hi):
+            base = unicodedata.normalize("NFD", chr(code))[:1]
+            if base != chr(code) and ord(base) in table:
+                table.setdefault(code, table[ord(base)])
     return table
 
 
@@ -112,6 +119,9 @@ _FAUX_LATIN = {
     "ω": "w", "ш": "w", "п": "n", "η": "n", "я": "r", "κ": "k", "τ": "t", "т": "t",
     "ε": "e", "χ": "x",
 }  # fmt: skip
+
+#: Greek, Cyrillic and Greek Extended: where accented stand-ins live.
+_ACCENTED_STAND_IN_BLOCKS = ((0x0370, 0x0530), (0x1F00, 0x2000))
 
 #: Where Unicode keeps the Latin small capitals: IPA extensions, phonetic extensions, Latin
 #: Extended-D and -F.
