@@ -122,6 +122,8 @@ def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: s
         if tags & after:
             if "state" not in tags:
                 return "property"
+            if text[end : matches[pos][0]].split() == ["to"]:
+                break  # "the key *to set* this up": a purpose, the key is still asked for
             state = True
         elif not tags & _MODIFIERS:
             break
