@@ -31,6 +31,18 @@ HTTP_CLIENTS = 64
 RSS_SLACK = 40 << 20
 
 
+@pytest.fixture(autouse=True)
+def _no_background_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Proxies here run without the community credential catalogue.
+
+    Warm-up compiles it on a nice-19 background thread (tens of MB, once). On a busy machine
+    that thread is starved until the load eases, so the one-off growth lands at any point of
+    the run and reads as a leak. These tests measure the relay's own memory and ordering;
+    the catalogue's cost is measured in ``benchmarks/``.
+    """
+    monkeypatch.setenv("ELICITGUARD_COMMUNITY_SECRETS", "0")
+
+
 def _policy(tmp_path: Path) -> Path:
     path = tmp_path / "policy.yaml"
     path.write_text(
