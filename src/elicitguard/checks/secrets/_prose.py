@@ -339,8 +339,8 @@ _POSTPOSED_CLASS: Final = {"pin": "pin", "pin code": "pin", "pin number": "pin",
 
 
 def _postposed(text: str) -> Iterator[ProseSecret]:
-    if len(text) > 4096:
-        return
+    """A value its writer names afterwards; the class still judges its shape, so "this is
+    my password" and "Bitwarden1 is the password manager I use" stay quiet."""
     for match in _POSTPOSED_RE.finditer(text):
         value = match.group(1).rstrip(_TRAILING)
         noun = " ".join(match.group(2).lower().split())
