@@ -25,6 +25,7 @@ from elicitguard.checks.forms._message import find_ask, mentions_otp_context
 from elicitguard.checks.forms._reveal import readings as disguised_readings
 from elicitguard.checks.forms._scan import scan
 from elicitguard.checks.forms._shape import Shape, labels_of, shape_of, texts_of
+from elicitguard.checks.forms._text import normalize
 from elicitguard.checks.forms._types import (
     ALL_LANGUAGES,
     FULL_LANGUAGES,
@@ -135,6 +136,17 @@ def _is_postal(lex: Lexicon, items: list[tuple[str, str, str, Shape]]) -> bool:
     )
 
 
+#: What the other field of a sign-in form is called (normalised): a form with one of these
+#: beside a text field titled "Pass" or "PW" is asking for the password.
+_SIGN_IN_NAMES = frozenset(
+    (
+        "username", "user name", "user", "login", "login name", "login id", "user id",
+        "userid", "email", "e mail", "email address", "e mail address", "account",
+        "account name", "account id",
+    )
+)  # fmt: skip
+
+
 def classify_form(
     requested_schema: Mapping[str, object],
     *,
@@ -160,11 +172,19 @@ def classify_form(
     free_text = [key for key, _, _, shape in items if shape.kind == "text"]
     otp_hint = bool(message) and mentions_otp_context(lex, message or "")
     postal = _is_postal(lex, items)
+    user_fields = {
+        key
+        for key, title, _, shape in items
+        if shape.fmt == "email"
+        or " ".join(normalize(title).split()) in _SIGN_IN_NAMES
+        or " ".join(normalize(key, identifier=True).split()) in _SIGN_IN_NAMES
+    }
     verdicts = []
     for key, title, desc, shape in items:
         titled = bool(title.strip())
         with_ask = ask is not None and free_text == [key]
-        ctx = FormContext(ask if with_ask else None, otp_hint, postal, titled)
+        sign_in = bool(user_fields - {key})
+        ctx = FormContext(ask if with_ask else None, otp_hint, postal, titled, sign_in)
         verdict = classify_field(lex, key, title, desc, shape, ctx)
         if key in allowed_fields or verdict.pointer in allowed_fields:
             verdict = _allowed(verdict)

@@ -42,6 +42,8 @@ class FormContext:
     otp_hint: bool
     postal: bool
     titled: bool = False
+    sign_in: bool = False
+    """Another field of the form asks for a user name or an email (a sign-in form)."""
 
 
 @dataclass(slots=True)
@@ -165,6 +167,14 @@ def _gather(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> _Evidenc
         ev.add_hits("key", key_hits, _KEY_UNDER_TITLE if _title_speaks(title, ctx) else None)
     ev.add_hits("title", title_hits)
     benign = not ev.scores and (key.has("benign") or title.has("benign"))
+    if not ev.scores and ctx.sign_in and shape.kind == "text":
+        # "Pass" or "PW" as the whole title, beside a user name: the sign-in form's password.
+        for hit in title.hits:
+            if hit.key_only and hit.alone and hit.cls == "password":
+                ev.add(hit.cls, 2.0, f"title: '{hit.term}' beside a user name or email field")
+                if hit.disguised:
+                    ev.disguised.add(hit.cls)
+                break
     if not benign and not desc.has("deny"):
         ev.add_hits("description", desc.hits)
     if not ev.scores and _code_is_otp(scans, shape, ctx):
