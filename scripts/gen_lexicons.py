@@ -121,6 +121,15 @@ MSGIDS: dict[str, tuple[str, bool]] = {
     "Remember Me": ("negative", False),
 }
 
+#: msgids that name a sign-in form's other field: the ``sign_in`` list (whole titles).
+SIGN_IN_MSGIDS = frozenset(
+    (
+        "Username", "username", "Email", "Email address", "Email Address", "email address",
+        "Login", "Username or email", "Username or phone", "Username, email or phone",
+        "Email or phone",
+    )
+)  # fmt: skip
+
 #: Generic labels: a secret term whose translation equals one of these is too vague to keep.
 GENERIC = frozenset(
     ("Code", "code", "Key", "key", "Email", "Username", "Security key", "Passkey", "Name", "name")
@@ -243,6 +252,12 @@ def build(wheels: list[Path]) -> dict[str, dict[str, Any]]:
                 translations.setdefault(entry.msgid, entry.msgstr)
                 spec = MSGIDS.get(entry.msgid)
                 term = _clean(entry.msgstr)
+                if entry.msgid in SIGN_IN_MSGIDS and term.casefold() not in roles["sign_in"]:
+                    roles["sign_in"].append(term.casefold())
+                    sources.append(
+                        {"package": package, "version": version, "file": name,
+                         "msgid": entry.msgid, "msgstr": entry.msgstr, "as": "sign_in"}
+                    )  # fmt: skip
                 if spec is None or not term:
                     continue
                 if spec[0] != "negative" and term.casefold() in generic:

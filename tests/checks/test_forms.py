@@ -530,6 +530,18 @@ def test_extra_words() -> None:
     assert classify_form(schema, extra_words=extra)[0].secret_class == P
 
 
+def test_sign_in_names_per_language_and_from_policy() -> None:
+    """A lone "Pass" title is the password beside a field named as a sign-in form's user
+    field, in the lexicons' languages; a policy adds its own name for that field."""
+    for user in ("Username", "Benutzername", "Nom d'utilisateur", "Имя пользователя", "E-Mail"):
+        verdicts = classify_form(form(u=s(user), p=s("Pass")))
+        assert _classes(verdicts) == {"u": None, "p": P}, user
+    member = form(m=s("Member number"), p=s("Pass"))
+    assert _classes(classify_form(member)) == {"m": None, "p": None}
+    extra = {"en": {"sign_in": ["Member number"]}}
+    assert _classes(classify_form(member, extra_words=extra)) == {"m": None, "p": P}
+
+
 def test_extra_words_are_escaped() -> None:
     """User words are literal text, never patterns."""
     extra = {"en": {"api_key": ["a.b*c"]}}

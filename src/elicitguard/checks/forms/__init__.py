@@ -20,6 +20,7 @@ from elicitguard.checks.forms._lexicon import (
     compile_lexicon,
     freeze_extra,
     shipped_languages,
+    whole_text,
 )
 from elicitguard.checks.forms._message import find_ask, mentions_otp_context
 from elicitguard.checks.forms._reveal import readings as disguised_readings
@@ -136,17 +137,6 @@ def _is_postal(lex: Lexicon, items: list[tuple[str, str, str, Shape]]) -> bool:
     )
 
 
-#: What the other field of a sign-in form is called (normalised): a form with one of these
-#: beside a text field titled "Pass" or "PW" is asking for the password.
-_SIGN_IN_NAMES = frozenset(
-    (
-        "username", "user name", "user", "login", "login name", "login id", "user id",
-        "userid", "email", "e mail", "email address", "e mail address", "account",
-        "account name", "account id",
-    )
-)  # fmt: skip
-
-
 def classify_form(
     requested_schema: Mapping[str, object],
     *,
@@ -176,8 +166,8 @@ def classify_form(
         key
         for key, title, _, shape in items
         if shape.fmt == "email"
-        or " ".join(normalize(title).split()) in _SIGN_IN_NAMES
-        or " ".join(normalize(key, identifier=True).split()) in _SIGN_IN_NAMES
+        or whole_text(title) in lex.sign_in
+        or " ".join(normalize(key, identifier=True).split()) in lex.sign_in
     }
     verdicts = []
     for key, title, desc, shape in items:

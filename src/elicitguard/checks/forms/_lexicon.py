@@ -39,9 +39,15 @@ ROLES: tuple[str, ...] = (
     "ask",
     "deny",
 )
-"""Non-class word lists; ``connectors`` is kept apart because it is never matched."""
+"""Non-class word lists; ``connectors`` and ``sign_in`` are kept apart: never matched."""
 
-EXTENSIBLE: frozenset[str] = frozenset((*RAW_CLASSES, *ROLES, "connectors"))
+UNMATCHED: tuple[str, ...] = ("connectors", "sign_in")
+"""Lists compared with whole texts or words, never searched for: ``connectors`` (words that
+may stand between a qualifier and its secret word) and ``sign_in`` (what a sign-in form's
+other field is called: "Username", "Nom d'utilisateur"; beside it a text field titled only
+"Pass" or "PW" is the password)."""
+
+EXTENSIBLE: frozenset[str] = frozenset((*RAW_CLASSES, *ROLES, *UNMATCHED))
 
 FrozenExtra = tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...]
 
@@ -64,17 +70,19 @@ class Lexicon:
     the search falls back to the NFA, several times slower.
     """
 
-    __slots__ = ("connectors", "entries", "languages", "pattern")
+    __slots__ = ("connectors", "entries", "languages", "pattern", "sign_in")
 
     def __init__(
         self,
         languages: tuple[str, ...],
         entries: dict[str, tuple[Entry, ...]],
         connectors: frozenset[str],
+        sign_in: frozenset[str] = frozenset(),
     ) -> None:
         self.languages = languages
         self.entries = entries
         self.connectors = connectors
+        self.sign_in = sign_in
         options = re2.Options()
         options.longest_match = True
         options.max_mem = 512 << 20  # a budget, allocated only as the DFA grows
@@ -131,7 +139,7 @@ def _extra_entries(extra: FrozenExtra) -> Iterable[tuple[str, Entry]]:
             if name not in EXTENSIBLE:
                 msg = f"extra_words[{lang!r}]: unknown class or list {name!r}"
                 raise ValueError(msg)
-            if name != "connectors":
+            if name not in UNMATCHED:
                 for word in words:
                     yield word, Entry(name, lang)
 
@@ -159,7 +167,7 @@ def _merged(parts: list[Mapping[str, Any]]) -> Mapping[str, Any]:
             for kind, words in (spec or {}).items():
                 held.setdefault(kind, [])
                 held[kind] = [*held[kind], *(words or [])]
-        for role in (*ROLES, "connectors"):
+        for role in (*ROLES, *UNMATCHED):
             if part.get(role):
                 out[role] = [*out.get(role, []), *part[role]]
     return out
@@ -205,6 +213,7 @@ def compile_lexicon(languages: tuple[str, ...], extra: FrozenExtra = ()) -> Lexi
     """Build (once per distinct configuration) the matcher for ``languages`` plus extras."""
     pairs: list[tuple[str, Entry]] = []
     connectors: set[str] = set()
+    sign_in: set[str] = set()
     extra_langs = {lang for lang, _ in extra}
     for lang in languages:
         data = _load_file(lang)
@@ -215,16 +224,25 @@ def compile_lexicon(languages: tuple[str, ...], extra: FrozenExtra = ()) -> Lexi
             continue
         pairs.extend(_file_entries(lang, data))
         connectors.update(_words(data.get("connectors"), f"{lang}.connectors"))
+        sign_in.update(_words(data.get("sign_in"), f"{lang}.sign_in"))
     pairs.extend(_extra_entries(extra))
     for _, groups in extra:
         connectors.update(w for name, words in groups if name == "connectors" for w in words)
+        sign_in.update(w for name, words in groups if name == "sign_in" for w in words)
     table: dict[str, list[Entry]] = {}
     for term, entry in pairs:
         core = _term_core(term)
         if core.strip() and entry not in table.setdefault(core, []):
             table[core].append(entry)
     words = frozenset(w for c in connectors for w in normalize(c).split())
-    return Lexicon(languages, _share_meanings(table), words)
+    names = frozenset(filter(None, (whole_text(name) for name in sign_in)))
+    return Lexicon(languages, _share_meanings(table), words, names)
+
+
+def whole_text(text: str) -> str:
+    """``text`` normalised like form text with its spaces collapsed: how a whole title is
+    compared with a ``sign_in`` name ("E-Mail-Adresse" and "e mail adresse" are one)."""
+    return " ".join(normalize(text).split())
 
 
 def _share_meanings(table: dict[str, list[Entry]]) -> dict[str, tuple[Entry, ...]]:
