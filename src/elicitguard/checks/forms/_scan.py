@@ -99,6 +99,23 @@ def _possessive_gap(text: str, end: int, start: int) -> bool:
     return all(word == "s" for word in _gap_words(text, end, start))
 
 
+def _asks_here(text: str, start: int, entries: tuple[Entry, ...]) -> bool:
+    """Whether an ask word asks where it stands.
+
+    A word that one language's lexicon reads as an ask and another's as a state word
+    (Danish and Norwegian "send" is the imperative; English "send" says a code goes *to*
+    the user) asks only where an imperative stands: first in its sentence, courtesy words
+    aside ("Send koden", "Please send"). "We will send you a code by SMS" tells, not asks.
+    """
+    if not any(e.tag in _NOT_ASKING for e in entries):
+        return True
+    return all(word in _BEFORE_IMPERATIVE for word in text[:start].split())
+
+
+_NOT_ASKING = frozenset(("state", "before"))
+_BEFORE_IMPERATIVE = COURTESY | {"venligst", "vennligst"}  # da, nb "please"
+
+
 def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: str) -> str | None:
     """How the class term at ``index`` is qualified: ``property``, ``state`` or not (None).
 
@@ -170,6 +187,8 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
         if len({e.lang for e in entries}) == 1:
             langs.append(entries[0].lang)
         for entry in entries:
+            if entry.tag == "ask" and not _asks_here(text, start, entries):
+                continue
             if entry.tag not in _CLASSES_AND_PIN:
                 roles.append((entry.tag, start))
                 if entry.tag == "negative":
