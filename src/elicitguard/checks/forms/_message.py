@@ -13,6 +13,7 @@ import re
 
 from elicitguard.checks.forms._lexicon import Lexicon
 from elicitguard.checks.forms._scan import COURTESY, ClassHit, Scan, scan
+from elicitguard.checks.forms._text import normalize
 from elicitguard.checks.forms._types import MessageAsk
 
 # A full stop followed by a lower-case letter or a digit is inside a word: a path or a file
@@ -70,6 +71,36 @@ def _reads_as_label(sentence: str) -> bool:
     )
 
 
+#: State words that demand the secret: a message that is only "<secret> required" asks.
+_DEMANDS = frozenset(
+    (
+        "required", "needed", "necessary", "requis", "requise", "obligatoire", "nécessaire",
+        "erforderlich", "benötigt", "notwendig", "requerido", "requerida", "obligatorio",
+        "obligatoria", "necesario", "necesaria", "richiesto", "richiesta", "obbligatorio",
+        "obbligatoria", "necessario", "necessaria", "obrigatório", "obrigatória",
+        "necessário", "necessária", "vereist", "nodig", "wymagane", "wymagany", "wymagana",
+        "требуется", "необходим", "обязательно", "потрібен", "обов'язково", "gerekli",
+    )
+)  # fmt: skip
+_DEMAND_WORDS = frozenset(w for d in _DEMANDS for w in normalize(d).split())
+
+
+def _demanded(lex: Lexicon, sentence: str, found: Scan) -> list[ClassHit]:
+    """The secret of a sentence that is only its name and a demand ("Password required",
+    "Kennwort erforderlich"): on a checkbox the same words are a setting, in the message
+    above a text box they ask for what goes in it."""
+    words = [
+        w for w in normalize(sentence).split() if w not in lex.connectors or w in _DEMAND_WORDS
+    ]
+    for hit in (*found.hits, *found.state_hits):
+        if hit.cls not in _SECRET_RAW or hit.key_only or hit.weak:
+            continue
+        rest = [w for w in words if w not in hit.term.split()]
+        if rest and all(w in _DEMAND_WORDS for w in rest):
+            return [hit]
+    return []
+
+
 def _sentence_ask(lex: Lexicon, sentence: str, verbless: bool = True) -> MessageAsk | None:
     """The ask of one sentence, if it has one."""
     found = scan(lex, sentence)
@@ -85,6 +116,8 @@ def _sentence_ask(lex: Lexicon, sentence: str, verbless: bool = True) -> Message
         # "Your OpenAI API key:") is a label for the box below it: an ask without a verb.
         labelled = _reads_as_label(sentence)
         hits = [h for h in hits if (h.alone or (h.ends and labelled)) and not h.weak]
+        if not hits:
+            hits = _demanded(lex, sentence, found)
         if not hits:
             return None
     if not hits and found.has("code") and found.has("otp_context"):

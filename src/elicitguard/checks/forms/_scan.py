@@ -150,6 +150,8 @@ def _modified(lex: Lexicon, text: str, matches: list[_Match], index: int, cls: s
         prev = matches[index - 1]
         tags = {e.tag for e in prev[3]}
         if tags & before and _adjacent(lex, text, prev[1], start):
+            if "ask" in tags and _gap_words(text, prev[1], start):
+                return None  # "Input *the* security code": the verb asks ("input tokens" counts)
             if "state" not in tags:
                 return "property"
             state = True
