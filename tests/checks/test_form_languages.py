@@ -117,6 +117,8 @@ def test_traps_pass(lang: str) -> None:
         ("Pass-word", "one hyphen inside the word"),
         ("\u202edrowssaP\u202c", "right-to-left override"),
         ("p̶a̶s̶s̶w̶o̶r̶d̶", "combining strike-through"),
+        ("pa ss wo rd", "cut into pieces"),
+        ("Your pa-ss-wo-rd", "cut into dashed pieces"),
     ],
 )
 def test_disguised_password(title: str, disguise: str) -> None:
@@ -147,6 +149,8 @@ def test_disguise_is_reported() -> None:
         "user@example.com",
         "E-mail",
         "Pass-through mode",
+        "Is it ok to go on",  # short words are not read as pieces of one
+        "Do you use it as a pin",
     ],
 )
 def test_folding_traps(title: str) -> None:

@@ -35,6 +35,8 @@ _CJK = "\u3040-\u30ff\u3400-\u9fff"
 _CJK_SPACED = re.compile(f"[{_CJK}](?:[ \\t]+[{_CJK}])+")
 _JOINERS = re.compile(r"[ \t.\-_*·•|/+~]")
 _GAPS = re.compile(r"[ \t]{2,}")
+_CHUNKED = re.compile(r"(?<![^\W_])[^\W\d_]{1,3}(?:[ \t.\-_][^\W\d_]{1,3}){2,}(?![^\W_])")
+"""Three or more pieces of one to three letters ("pa ss wo rd", "pri vat eke y")."""
 _SPACED_PAIR = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_]))+")
 _LEET_TOKEN = re.compile(r"[A-Za-zÀ-ɏ0-9@$|!]*[A-Za-zÀ-ɏ][A-Za-zÀ-ɏ0-9@$|!]*")
 """A word of Latin letters (accented ones too: "c0ntr4s3ñ4") with digits or symbols in it."""
@@ -198,10 +200,54 @@ def _undisguise(text: str) -> str:
     if _SPACED.search(out):  # a spaced-out text: its two-letter words are spaced out too
         out = _SPACED_PAIR.sub(lambda m: _JOINERS.sub("", m.group()), out)
         out = _GAPS.sub(" ", out)
+    elif _CHUNKED.search(out):  # a word cut into pieces: read joined (a whole word must match)
+        out = _CHUNKED.sub(_joined_pieces, out)
     if not out.isascii():
         out = _CJK_SPACED.sub(lambda m: "".join(m.group().split()), out)
         out = visible_form(_WORD.sub(_skeleton_word, out))
     return out
+
+
+_SHORT_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "my",
+        "your",
+        "to",
+        "of",
+        "in",
+        "on",
+        "is",
+        "it",
+        "me",
+        "we",
+        "by",
+        "or",
+        "and",
+        "for",
+        "at",
+        "as",
+        "be",
+        "do",
+        "if",
+        "no",
+        "so",
+        "up",
+        "us",
+    ]
+)
+
+
+def _joined_pieces(match: re.Match[str]) -> str:
+    """Pieces of a cut word joined, short words leading into them kept apart ("the pa ss
+    wo rd" reads "the password")."""
+    pieces = _JOINERS.split(match.group())
+    lead = 0
+    while lead < len(pieces) - 3 and pieces[lead].casefold() in _SHORT_WORDS:
+        lead += 1
+    return " ".join([*pieces[:lead], "".join(pieces[lead:])])
 
 
 def _one_slip(word: str, target: str) -> bool:
