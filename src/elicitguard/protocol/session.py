@@ -43,13 +43,15 @@ class BoundedMap(Generic[K, V]):
         self.evictions = 0
 
     def put(self, key: K, value: V) -> None:
+        """Remember ``value`` under ``key`` as the newest entry, forgetting the oldest past
+        ``limit``. The size before and after tells a new key from a replaced one: one hash
+        look-up instead of two, as the fast route puts a request on most messages."""
         data = self._data
-        if key in data:
-            data.move_to_end(key)
-            data[key] = value
-            return
+        size = len(data)
         data[key] = value
-        if len(data) > self.limit:
+        if len(data) == size:  # the key was there: its value is replaced, it moves last
+            data.move_to_end(key)
+        elif size >= self.limit:
             data.popitem(last=False)
             self.evictions += 1
 
