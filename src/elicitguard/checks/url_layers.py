@@ -28,6 +28,8 @@ def _b64_text(value: str) -> str | None:
         return None
     if value.isdigit() or _HEXISH_RE.match(value):
         return None  # numbers and hex digests are not base64 text
+    if not _may_be_text(value):
+        return None
     try:
         raw = decode_b64(value)
         text = raw.decode("ascii")
@@ -37,6 +39,26 @@ def _b64_text(value: str) -> str | None:
 
 
 _HEXISH_RE: Final = re.compile(r"^[0-9a-fA-F]+$")
+_PRINTABLE_BYTES: Final = frozenset(range(0x20, 0x7F))
+
+
+def _may_be_text(value: str) -> bool:
+    """False when the first three bytes ``value`` decodes to are not all printable ASCII.
+
+    Why: random tokens (``state``, ``code_challenge``, ``eg_bind``) match the base64
+    alphabet, and each used to be decoded whole only to fail the printable test; their
+    first bytes almost always fail it already. Exact: ``value`` is base64 alphabet from its
+    first character (the caller matched :data:`B64_TEXT_RE`, which allows ``=`` only after
+    twelve characters), and base64 decodes each four characters to three bytes on their
+    own, so the first four characters give the first three bytes of the whole decoding.
+    """
+    try:
+        head = decode_b64(value[:4])
+    except (binascii.Error, ValueError):
+        return True  # let the whole decoding decide
+    return all(byte in _PRINTABLE_BYTES for byte in head)
+
+
 _TO_STANDARD: Final = str.maketrans("-_", "+/")
 
 
