@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elicitguard.checks import local_network, url_layers, urls
+from elicitguard.checks import local_network, pii, url_layers, urls
 from elicitguard.checks.domains import _path
 from elicitguard.checks.domains import protected_in_path as _protected_in_path
 from elicitguard.checks.redirect_params import _redirects
@@ -76,6 +76,31 @@ HAND = [
     "http://printer.local/",
     "https://[::ffff:127.0.0.1]/",
 ]
+
+#: Personal data of each context-free shape, at the least digits each can have.
+PII_VALUES = [
+    "4111111111111111",
+    "4111-1111-1111-1111",
+    "4111 1111 1111 1111",
+    "378282246310005",
+    "DE89370400440532013000",
+    "GB82 WEST 1234 5698 7654 32",
+    "RSSMRA85T10A562S",
+    "12345678Z",
+    "X1234567L",
+    "X-1234567-L",
+    "131052-308T",
+    "811218-9876",
+    "900101-1234568",
+    "11010519491231002X",
+    "GODE561231GR8W",
+    "GOAE561231HDFRRN09",
+    "123.456.789-09",
+    "078-05-1121",
+    "536-90-4399",
+]
+HAND += [f"https://app.example.net/p?{k}={p}" for k in ("x", "ref", "order_id") for p in PII_VALUES]
+HAND += [f"https://app.example.net/p?x=ab_{p}-cd" for p in PII_VALUES]
 
 CORPUS = [
     *_tsv_urls("url_mode_cases.tsv"),
@@ -132,6 +157,7 @@ class _FullScans:
     def __enter__(self) -> None:
         self.monkeypatch.setattr(url_layers, "_may_be_text", lambda value: True)
         self.monkeypatch.setattr(_path, "_may_name_domain", lambda path: True)
+        self.monkeypatch.setattr(pii, "_may_hold_number_shape", lambda value: True)
 
     def __exit__(self, *exc: object) -> None:
         self.monkeypatch.undo()
@@ -159,6 +185,7 @@ def test_pre_checks_change_no_result_on_the_corpora(monkeypatch: pytest.MonkeyPa
 
 
 _TEXT = st.text(alphabet=string.printable.strip("\x0b\x0c") + " ", min_size=6, max_size=40)
+_AFFIX = st.text(alphabet="aZ09-_. ", max_size=3)
 _HOSTS = st.sampled_from(
     ["app.example.net", "paypal.com", "10.0.0.7", "localhost", "a.local", "x.nip.io", "[::1]"]
 )
@@ -186,6 +213,7 @@ def _mutated_urls(draw: st.DrawFn) -> str:
                     alphabet=string.ascii_letters + string.digits + "-_", min_size=12, max_size=60
                 ),
                 _TEXT.map(lambda t: "".join(f"%{b:02X}" for b in t.encode())),
+                st.tuples(_AFFIX, st.sampled_from(PII_VALUES), _AFFIX).map("".join),
             ),
             min_size=1,
             max_size=4,
