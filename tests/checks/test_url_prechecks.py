@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elicitguard.checks import local_network, pii, url_layers, urls
+from elicitguard.checks import local_network, pii, redirect_params, url_layers, urls
 from elicitguard.checks.domains import _path
 from elicitguard.checks.domains import protected_in_path as _protected_in_path
 from elicitguard.checks.redirect_params import _redirects
@@ -75,6 +75,8 @@ HAND = [
     "http://10.0.0.1.nip.io/x",
     "http://printer.local/",
     "https://[::ffff:127.0.0.1]/",
+    "https://app.example.net/p?x=javascript:alert(1)&img=data:text/html,x&y=%09java%0Ascript:1",
+    "https://app.example.net/p?x=" + _b64("javascript:alert(1)") + "&n=vbscript:msgbox",
 ]
 
 #: Personal data of each context-free shape, at the least digits each can have.
@@ -98,6 +100,13 @@ PII_VALUES = [
     "123.456.789-09",
     "078-05-1121",
     "536-90-4399",
+]
+SCRIPT_VALUES = [
+    "javascript:alert(1)",
+    "data:text/html,x",
+    "vbscript:x",
+    "java%09script:1",
+    "//evil.example/",
 ]
 HAND += [f"https://app.example.net/p?{k}={p}" for k in ("x", "ref", "order_id") for p in PII_VALUES]
 HAND += [f"https://app.example.net/p?x=ab_{p}-cd" for p in PII_VALUES]
@@ -158,6 +167,7 @@ class _FullScans:
         self.monkeypatch.setattr(url_layers, "_may_be_text", lambda value: True)
         self.monkeypatch.setattr(_path, "_may_name_domain", lambda path: True)
         self.monkeypatch.setattr(pii, "_may_hold_number_shape", lambda value: True)
+        self.monkeypatch.setattr(redirect_params, "_may_hold_scheme", lambda value: True)
 
     def __exit__(self, *exc: object) -> None:
         self.monkeypatch.undo()
@@ -214,6 +224,7 @@ def _mutated_urls(draw: st.DrawFn) -> str:
                 ),
                 _TEXT.map(lambda t: "".join(f"%{b:02X}" for b in t.encode())),
                 st.tuples(_AFFIX, st.sampled_from(PII_VALUES), _AFFIX).map("".join),
+                st.sampled_from(SCRIPT_VALUES),
             ),
             min_size=1,
             max_size=4,
@@ -221,7 +232,7 @@ def _mutated_urls(draw: st.DrawFn) -> str:
     )
     keys = draw(
         st.lists(
-            st.sampled_from(["state", "next", "t", "email", "token", "q"]),
+            st.sampled_from(["state", "next", "t", "email", "token", "q", "img"]),
             min_size=len(values),
             max_size=len(values),
         )
