@@ -17,6 +17,7 @@ loopback or to the address they spell (``localtest.me``, ``lvh.me``, ``10.0.0.1.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from typing import Final, NamedTuple
@@ -92,10 +93,13 @@ def _spelled_address(name: str, service: str) -> LocalTarget | None:
     return _address_target(".".join(match.groups()))
 
 
+@functools.lru_cache(maxsize=4096)
 def local_target(host: str) -> LocalTarget | None:
     """Where ``host`` leads when that is the user's own machine or network, else ``None``.
 
-    ``host`` is the parsed URL's host (ASCII after UTS 46; IPv6 in brackets or not).
+    ``host`` is the parsed URL's host (ASCII after UTS 46; IPv6 in brackets or not). Kept
+    per host: the answer depends on the host alone, hosts repeat across URLs while the rest
+    of a URL does not, and reading an address spelling costs more than the rest of EG307.
     """
     text = host.strip().lower().rstrip(".")
     if not text:

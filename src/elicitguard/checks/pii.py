@@ -366,6 +366,29 @@ def _scan_cached(value: str, key_name: str | None) -> tuple[PiiMatch, ...]:
     return tuple(found)
 
 
+_DIGIT_TRIPLE_RE: Final = re.compile(r"[0-9](?:[0-9]{2}|[ -][0-9])")
+_LETTER_SHAPE_RE: Final = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{2}[0-9]{2}|[A-Z]{6})")
+#: The fewest ASCII digits a context-free number shape other than the IBAN and the codice
+#: fiscale holds (``es_nie`` and ``mx_curp``: seven).
+_MIN_SHAPE_DIGITS: Final = 7
+
+
+def _may_hold_number_shape(value: str) -> bool:
+    """False when no detector that runs without ``@``, ``+`` or a key's context can match.
+
+    Why: random tokens (``state``, ``code_challenge``, ``eg_bind``) hold a few digits, and
+    each used to run every card, SSN and national-id pattern. Those patterns need seven
+    ASCII digits or more, three of them in a row or split by one space or dash (a card's
+    first three digits, ``[0-9]{3}`` in every other); the IBAN needs two letters and two
+    digits where a word starts, and the codice fiscale six capitals there. Phones and the
+    context-only detectors need a ``+`` or a context, which the caller has ruled out.
+    """
+    if _LETTER_SHAPE_RE.search(value):
+        return True
+    digits = sum(map(value.count, "0123456789"))
+    return digits >= _MIN_SHAPE_DIGITS and _DIGIT_TRIPLE_RE.search(value) is not None
+
+
 def scan_pii(value: str, key_name: str | None = None) -> list[PiiMatch]:
     """Personal data in one value, using ``key_name`` (``email``, ``phone``, ``ssn`` …) as context.
 
@@ -390,6 +413,9 @@ def scan_pii(value: str, key_name: str | None = None) -> list[PiiMatch]:
     # Without a telling key, an ``@`` or a ``+`` only the number-shaped detectors run, and
     # none matches in fewer characters than the shortest of them or inside a canonical
     # UUID (an identifier, never personal data).
-    if plain and "+" not in value and (len(value) < _MIN_NUMBER_SHAPE or _UUID_RE.match(value)):
-        return []
+    if plain and "+" not in value:
+        if len(value) < _MIN_NUMBER_SHAPE or _UUID_RE.match(value):
+            return []
+        if not _may_hold_number_shape(value):
+            return []
     return list(_scan_cached(value, key_name))

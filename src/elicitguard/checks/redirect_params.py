@@ -74,6 +74,15 @@ def _cleaned(value: str) -> str:
     return text.lstrip(_C0_AND_SPACE).lower()
 
 
+def _may_hold_scheme(value: str) -> bool:
+    """False when :func:`_scheme` of the cleaned ``value`` is certainly empty (no ``:``).
+
+    Why: most parameters are neither redirect-named nor URLs, and cleaning only removes
+    characters, so a value without a colon names no scheme and needs no cleaning.
+    """
+    return ":" in value
+
+
 def _scheme(text: str) -> str:
     match = _SCHEME_RE.match(text)
     return match.group(1) if match else ""
@@ -114,10 +123,12 @@ def _redirects(facts: UrlFacts) -> tuple[RedirectIssue, ...]:
     for location, key, value in facts.parsed.parts:
         if key is None or not location.startswith(("query:", "fragment:", "path")):
             continue
-        text = _cleaned(value)
-        scheme = _scheme(text)
         name = _norm(key)
         redirect_named = name in REDIRECT_NAMES
+        if not redirect_named and not _may_hold_scheme(value):
+            continue
+        text = _cleaned(value)
+        scheme = _scheme(text)
         if scheme in SCRIPT_SCHEMES or (scheme == "data" and redirect_named):
             if ("script-url", key) not in seen:
                 seen.add(("script-url", key))

@@ -28,6 +28,8 @@ def _b64_text(value: str) -> str | None:
         return None
     if value.isdigit() or _HEXISH_RE.match(value):
         return None  # numbers and hex digests are not base64 text
+    if not _may_be_text(value):
+        return None
     try:
         raw = decode_b64(value)
         text = raw.decode("ascii")
@@ -37,6 +39,33 @@ def _b64_text(value: str) -> str | None:
 
 
 _HEXISH_RE: Final = re.compile(r"^[0-9a-fA-F]+$")
+#: The base64 characters whose six bits can start a printable byte (0x20-0x7E): values 8
+#: to 31, ``I`` to ``Z`` and ``a`` to ``f`` (the first byte is that value times four, plus
+#: the top two bits of the second character).
+_TEXT_FIRST: Final = frozenset("IJKLMNOPQRSTUVWXYZabcdef")
+_PRINTABLE_HEAD_RE: Final = re.compile(rb"[\x20-\x7e]*")
+
+
+def _may_be_text(value: str) -> bool:
+    """False when the first three bytes ``value`` decodes to are not all printable ASCII.
+
+    Why: random tokens (``state``, ``code_challenge``, ``eg_bind``) match the base64
+    alphabet, and each used to be decoded whole only to fail the printable test; their
+    first character or first bytes almost always fail it already. Exact: ``value`` is
+    base64 alphabet from its first character (the caller matched :data:`B64_TEXT_RE`, which
+    allows ``=`` only after twelve characters), and base64 decodes each four characters to
+    three bytes on their own, so the first four characters give the first three bytes of
+    the whole decoding.
+    """
+    if value[0] not in _TEXT_FIRST:
+        return False
+    try:
+        head = decode_b64(value[:4])
+    except (binascii.Error, ValueError):
+        return True  # let the whole decoding decide
+    return _PRINTABLE_HEAD_RE.fullmatch(head) is not None
+
+
 _TO_STANDARD: Final = str.maketrans("-_", "+/")
 
 

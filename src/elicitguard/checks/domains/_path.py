@@ -41,10 +41,22 @@ def _as_host(segment: str) -> str:
     return text.rstrip(".")
 
 
+def _may_name_domain(path: str) -> bool:
+    """False when no segment of ``path`` can spell a domain, even after decoding.
+
+    Why: most paths (``/oauth2/authorize``, ``/elicit/<uuid>``) hold no dot, and a domain
+    needs one; only percent-decoding could add one, and backslashes become slashes, never
+    dots. The host's protected-domain lookup is skipped with them.
+    """
+    return "." in path or "%" in path
+
+
 def protected_in_path(path: str, host: str, protected: frozenset[str] = frozenset()) -> str | None:
     """The protected domain a segment of ``path`` spells, when ``host`` is not protected."""
+    if not _may_name_domain(path):
+        return None
     index = _host._index(protected)
-    if not path or _lookalike.is_covered(host.lower().rstrip("."), index.domains):
+    if _lookalike.is_covered(host.lower().rstrip("."), index.domains):
         return None
     for segment in _decoded(path).split("/")[:_MAX_SEGMENTS]:
         name = _as_host(segment)
