@@ -140,20 +140,23 @@ class AuditLog:
         ):
             return None
         transport = envelope.transport
-        action = decision.action
+        enforced = decision.enforced
+        if type(enforced) is not bool:
+            return None
+        # Enum values, not members, in keys: a member's hash is a Python-level call.
         head_key = (
             decision.policy_name,
             decision.policy_revision,
             decision.environment,
             decision.mode,
-            envelope.side,
-            envelope.direction,
-            transport,
+            envelope.side._value_,
+            envelope.direction._value_,
+            transport._value_ if transport is not None else None,
             decision.era,
             server,
             method,
-            action,
-            decision.enforced,
+            decision.action._value_,
+            enforced,
         )
         head = self._heads.get(head_key)
         if head is None:
@@ -176,7 +179,7 @@ class AuditLog:
             templates = self._findings
             generated = GENERATED_TEXT.fullmatch
             for f in decision.findings:
-                template_key = (f.code, f.name, f.severity, f.action, f.pointer)
+                template_key = (f.code, f.name, f.severity._value_, f.action._value_, f.pointer)
                 template = templates.get(template_key)
                 if template is None:
                     template = self._finding_template(f)
@@ -226,14 +229,14 @@ class AuditLog:
                     "environment": environment,
                     "mode": mode,
                 },
-                "side": side._value_,
-                "direction": direction._value_,
-                "transport": transport._value_ if transport is not None else None,
+                "side": side,
+                "direction": direction,
+                "transport": transport,
                 "protocol_version": era,
             }
         )[1:-1]
         second = _json({"server": server, "method": method})[1:-1]
-        third = _json({"action": action._value_, "enforced": enforced})[1:-1]
+        third = _json({"action": action, "enforced": enforced})[1:-1]
         if len(self._heads) >= _PARTS_LIMIT:
             self._heads.clear()
         head = self._heads[key] = (first, second, third)
@@ -295,7 +298,7 @@ class AuditLog:
         )[:-1]
         if len(self._findings) >= _PARTS_LIMIT:
             self._findings.clear()
-        self._findings[(f.code, f.name, f.severity, f.action, f.pointer)] = template
+        self._findings[(f.code, f.name, f.severity._value_, f.action._value_, f.pointer)] = template
         return template
 
     def _session_hash(self, session: str) -> str:

@@ -187,11 +187,37 @@ class AuditSink:
         chain) and the line passes the redaction boundary untouched, and builds the record
         otherwise.
         """
-        if self.enabled:
-            if line is None:
-                self._submit((self._records, build, args))
-            else:
-                self._submit((_LINE, build, (line, args)))
+        if not self.enabled:
+            return
+        if line is None:
+            self._submit((self._records, build, args))
+            return
+        writer = self._writer
+        if writer is not None:
+            writer.put((_LINE, build, (line, args)))
+            return
+        with self._lock:  # written here: a clean line at once, without a batch's machinery
+            text = self._clean_line(line, args)
+            stream = self._stream
+            if text is not None and stream is not None:
+                stream.write(text + "\n")
+                stream.flush()
+                return
+            self._write_batch(((self._records, build, args),), 0, 0, strict=True)
+
+    def _clean_line(self, line: LineBuilder, args: tuple[Any, ...]) -> str | None:
+        """The line ``line(*args)`` renders when this sink would write just that, else
+        ``None`` (the record is then built and written as before, which is also what
+        happens should the shortcut fail: it never costs a record)."""
+        if not self._writes_lines():
+            return None
+        try:
+            made = line(*args)
+        except Exception:
+            return None
+        if made is not None and self._redact_record.passes_line(*made):
+            return made[0]
+        return None
 
     def write_rendered(self, record: dict[str, Any]) -> None:
         """Write a record in another format (OCSF, ECS) through the same redaction boundary."""
@@ -235,11 +261,10 @@ class AuditSink:
             try:
                 if chain is _LINE:
                     line_of, payload = payload
-                    if self._writes_lines():
-                        made = line_of(*payload)
-                        if made is not None and self._redact_record.passes_line(*made):
-                            out.append(made[0])
-                            continue
+                    text = self._clean_line(line_of, payload)
+                    if text is not None:
+                        out.append(text)
+                        continue
                     chain = self._records
                 event = build(*payload) if build is not None else payload
                 if chain is self._records and (self.exporters or self.record_format):
