@@ -147,11 +147,36 @@ class RedactRecord:
     one volatile field that comes from traffic, is still scanned each time).
     """
 
-    __slots__ = ("_clean", "_redact")
+    __slots__ = ("_clean", "_clean_lines", "_redact")
 
     def __init__(self, redactor: Redactor) -> None:
         self._redact = redactor
         self._clean: OrderedDict[bytes, None] = OrderedDict()
+        self._clean_lines: OrderedDict[Any, None] = OrderedDict()
+
+    def passes_line(self, line: str, shape: Any, jsonrpc_id: Any) -> bool:
+        """True when a record already rendered as ``line`` needs no redaction.
+
+        The same judgement as :meth:`__call__` makes of the record (a string JSON-RPC id
+        scanned each time; the whole line scanned unless its shape, the record without
+        its generated fields, was found clean before), for a record rendered straight to
+        its line (:meth:`~elicitguard.audit.records.AuditLog.record`): ``line`` is the JSON
+        that record's scan reads, and ``shape`` holds exactly its non-generated parts.
+        ``False`` sends the record down the plain path, which redacts it.
+        """
+        if isinstance(jsonrpc_id, str) and self._redact.finds_secret(jsonrpc_id):
+            return False
+        clean = self._clean_lines
+        if shape in clean:
+            clean.move_to_end(shape)
+            return True
+        if self._redact.finds_secret(line):
+            return False
+        if len(line) <= _CLEAN_MAX_BYTES:
+            clean[shape] = None
+            if len(clean) > _CLEAN_LIMIT:
+                clean.popitem(last=False)
+        return True
 
     def __call__(self, _logger: Any, _name: str, event: Any) -> Any:
         if self._has_secret(event):

@@ -15,6 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
+from elicitguard.audit.redact import GENERATED_TEXT
 from elicitguard.audit.sink import AuditSink, timestamp
 from elicitguard.base.decision import Decision
 from elicitguard.base.keys import KeyRing
@@ -28,6 +31,12 @@ __all__ = ["AuditLog", "decision_record", "safe_jsonrpc_id", "timestamp"]
 MAX_ID_CHARS = 64
 #: How many session hashes an audit log keeps before it starts afresh.
 _SESSION_HASHES_LIMIT = 4096
+#: How many remembered parts of records (per policy and message place, principal, form,
+#: finding) an audit log keeps per kind before that kind starts afresh, and the largest
+#: form (its ``properties`` as JSON) whose fields part is remembered.
+_PARTS_LIMIT = 4096
+_FORM_KEY_MAX_BYTES = 64 * 1024
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_SUBCLASS
 
 
 class AuditLog:
@@ -42,6 +51,12 @@ class AuditLog:
         #: Keyed hashes of recent session ids: a session sends many messages and the HMAC
         #: is the costliest part of a record's metadata. Bounded; cleared when full.
         self._session_hashes: dict[str, str] = {}
+        #: Record parts already rendered as JSON (see :meth:`_line`), one dict per kind.
+        self._session_json: dict[str, str] = {}
+        self._heads: dict[tuple[Any, ...], tuple[str, str, str]] = {}
+        self._principals: dict[tuple[Any, Any], str] = {}
+        self._forms: dict[bytes, str] = {}
+        self._findings: dict[tuple[Any, ...], str] = {}
 
     def count_fast_path(self) -> None:
         self.counters["fast_path"] += 1
@@ -63,7 +78,9 @@ class AuditLog:
         with self._lock:
             seq = next(self._seq)
             self.counters["records"] += 1
-            self.sink.submit_record(self._build, (decision, envelope, seq, time.time(), noted))
+            self.sink.submit_record(
+                self._build, (decision, envelope, seq, time.time(), noted), line=self._line
+            )
 
     def _build(
         self,
@@ -84,6 +101,206 @@ class AuditLog:
             method=noted[1],
         )
 
+    def _line(
+        self,
+        decision: Decision,
+        envelope: Envelope,
+        seq: int,
+        ts: float,
+        noted: tuple[Any, Any],
+    ) -> tuple[str, tuple[Any, ...], Any] | None:
+        """The record :meth:`_build` makes, already rendered as the default JSON line.
+
+        Why: building the record as dicts and rendering it took most of a record's cost,
+        and most of a record repeats from one decision to the next (the policy, the side,
+        the form's fields, each finding's code and place). Those parts are rendered once,
+        by the same ``orjson`` call the renderer makes, and remembered by exactly what
+        they are made of; only the time, sequence, ids, fingerprints and duration are
+        rendered per record. The line reads byte for byte as ``render_json`` writes the
+        built record (tests/audit/test_record_lines.py compares them).
+
+        Returns the line, the record's shape (everything but the fields elicitguard
+        generates, as :class:`~elicitguard.audit.processors.RedactRecord` remembers a clean
+        record by) and the JSON-RPC id, for the sink's redaction boundary to judge; or
+        ``None`` when a value is of a type the shortcut does not vouch for (the sink then
+        builds the record as before).
+        """
+        jsonrpc_id, method = noted
+        if not isinstance(method, str):
+            method = None
+        items = [i for i in decision.items if isinstance(i, Item)]
+        if method is None and items:
+            method = items[0].method
+        server = envelope.server
+        session = envelope.session
+        if not (
+            (type(method) is str or method is None)
+            and (type(server) is str or server is None)
+            and (type(session) is str or session is None)
+        ):
+            return None
+        transport = envelope.transport
+        enforced = decision.enforced
+        if type(enforced) is not bool:
+            return None
+        # Enum values, not members, in keys: a member's hash is a Python-level call.
+        head_key = (
+            decision.policy_name,
+            decision.policy_revision,
+            decision.environment,
+            decision.mode,
+            envelope.side._value_,
+            envelope.direction._value_,
+            transport._value_ if transport is not None else None,
+            decision.era,
+            server,
+            method,
+            decision.action._value_,
+            enforced,
+        )
+        head = self._heads.get(head_key)
+        if head is None:
+            head = self._head(head_key)
+        if session:
+            session_json = self._session_json.get(session)
+            if session_json is None:
+                if len(self._session_json) >= _SESSION_HASHES_LIMIT:
+                    self._session_json.clear()
+                session_json = _json(self._session_hash(session))
+                self._session_json[session] = session_json
+        else:
+            session_json = "null"
+        principal = envelope.principal
+        principal_json = "null" if principal is None else self._principal_json(principal)
+        elicitation = tuple([self._item_json(i) for i in items if i.is_elicitation])
+        findings_shape: list[Any] = []
+        findings_json: list[str] = []
+        if decision.findings:
+            templates = self._findings
+            generated = GENERATED_TEXT.fullmatch
+            for f in decision.findings:
+                template_key = (f.code, f.name, f.severity._value_, f.action._value_, f.pointer)
+                template = templates.get(template_key)
+                if template is None:
+                    template = self._finding_template(f)
+                fp, vfp = f.fingerprint, f.value_fingerprint
+                findings_json.append(
+                    f'{template},"fingerprint":{_json(fp)},"value_fingerprint":{_json(vfp)}}}'
+                )
+                if (fp is None or (isinstance(fp, str) and generated(fp) is not None)) and (
+                    vfp is None or (isinstance(vfp, str) and generated(vfp) is not None)
+                ):
+                    findings_shape.append(template)
+                else:
+                    findings_shape.append((template, fp, vfp))
+        suppressed = (
+            _json(
+                [
+                    {"code": s.code, "pointer": s.pointer, "reason": s.reason}
+                    for s in decision.suppressed
+                ]
+            )
+            if decision.suppressed
+            else "[]"
+        )
+        errors = _json(list(decision.errors)) if decision.errors else "[]"
+        shape = (head, principal_json, elicitation, tuple(findings_shape), suppressed, errors)
+        safe_id = safe_jsonrpc_id(jsonrpc_id)
+        line = (
+            f'{{"ts":"{timestamp(ts)}","seq":{seq},"decision_id":{_json(decision.decision_id)},'
+            f'{head[0]},"session":{session_json},"principal":{principal_json},{head[1]},'
+            f'"jsonrpc_id":{_json(safe_id)},"elicitation":[{",".join(elicitation)}],{head[2]},'
+            f'"findings":[{",".join(findings_json)}],"suppressed":{suppressed},"errors":{errors},'
+            f'"duration_us":{_json(decision.duration_us)},"event":"elicitguard.decision"}}'
+        )
+        return line, shape, safe_id
+
+    def _head(self, key: tuple[Any, ...]) -> tuple[str, str, str]:
+        """The parts of a record fixed by policy, place in traffic, server, method and verdict."""
+        name, revision, environment, mode, side, direction, transport, era, server, method = key[
+            :10
+        ]
+        action, enforced = key[10:]
+        first = _json(
+            {
+                "policy": {
+                    "name": name,
+                    "revision": revision,
+                    "environment": environment,
+                    "mode": mode,
+                },
+                "side": side,
+                "direction": direction,
+                "transport": transport,
+                "protocol_version": era,
+            }
+        )[1:-1]
+        second = _json({"server": server, "method": method})[1:-1]
+        third = _json({"action": action, "enforced": enforced})[1:-1]
+        if len(self._heads) >= _PARTS_LIMIT:
+            self._heads.clear()
+        head = self._heads[key] = (first, second, third)
+        return head
+
+    def _principal_json(self, principal: Any) -> str:
+        """The principal as a record writes it; remembered for plain text issuer and subject."""
+        subject = getattr(principal, "subject", None)
+        issuer = getattr(principal, "issuer", None)
+        if not (
+            (type(subject) is str or subject is None) and (type(issuer) is str or issuer is None)
+        ):
+            return _json(_principal(principal, self.keys))
+        key = (issuer, subject)
+        cached = self._principals.get(key)
+        if cached is None:
+            if len(self._principals) >= _PARTS_LIMIT:
+                self._principals.clear()
+            cached = self._principals[key] = _json(_principal(principal, self.keys))
+        return cached
+
+    def _item_json(self, item: Item) -> str:
+        """One item's metadata as JSON; a form's remembered by exactly what it is made of.
+
+        The key is the JSON of everything :func:`_item_meta` reads of a form, written with
+        ``OPT_PASSTHROUGH_SUBCLASS`` so that a subclass of ``dict`` or ``str`` (which the
+        metadata treats apart) makes no key: equal keys mean equal metadata. Other items
+        are rendered afresh: a URL is never a key (its query may hold a secret).
+        """
+        if item.kind is ItemKind.FORM_REQUEST and isinstance(item.schema, dict):
+            props = item.schema.get("properties")
+            if isinstance(props, dict):
+                try:
+                    key = orjson.dumps(
+                        (item.pointer, item.mode, item.input_key, props), option=_PASSTHROUGH
+                    )
+                except TypeError:
+                    return _json(_item_meta(item))
+                cached = self._forms.get(key)
+                if cached is None:
+                    cached = _json(_item_meta(item))
+                    if len(key) <= _FORM_KEY_MAX_BYTES:
+                        if len(self._forms) >= _PARTS_LIMIT:
+                            self._forms.clear()
+                        self._forms[key] = cached
+                return cached
+        return _json(_item_meta(item))
+
+    def _finding_template(self, f: Any) -> str:
+        """A finding's JSON up to its fingerprints (left open for them)."""
+        template = _json(
+            {
+                "code": f.code,
+                "name": f.name,
+                "severity": f.severity._value_,
+                "action": f.action._value_,
+                "pointer": f.pointer,
+            }
+        )[:-1]
+        if len(self._findings) >= _PARTS_LIMIT:
+            self._findings.clear()
+        self._findings[(f.code, f.name, f.severity._value_, f.action._value_, f.pointer)] = template
+        return template
+
     def _session_hash(self, session: str) -> str:
         cached = self._session_hashes.get(session)
         if cached is None:
@@ -102,6 +319,11 @@ class AuditLog:
 
 
 _UNSET: Any = object()
+
+
+def _json(value: Any) -> str:
+    """``value`` as :func:`~elicitguard.audit.processors.render_json` writes it."""
+    return orjson.dumps(value, default=str).decode("utf-8")
 
 
 def decision_record(

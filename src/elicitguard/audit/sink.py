@@ -47,6 +47,11 @@ __all__ = ["AuditSink", "open_sink", "timestamp"]
 #: the event dict or the builder's arguments.
 _Job = tuple[Any, Callable[..., dict[str, Any]] | None, Any]
 _RENDERED = "rendered"
+#: A decision record that comes with a line builder (:meth:`AuditSink.submit_record`).
+_LINE = "line"
+#: What a line builder returns: the line, the record's shape and its JSON-RPC id (or
+#: ``None``: build the record instead).
+LineBuilder = Callable[..., tuple[str, Any, Any] | None]
 
 _open_sinks: weakref.WeakSet[AuditSink] = weakref.WeakSet()
 
@@ -102,9 +107,10 @@ class AuditSink:
         #: processors, without a bound logger's per-call context copy and dispatch (the
         #: record is already a fresh dict of elicitguard's own keys). ``_records`` names
         #: the chain in queued jobs.
+        self._redact_record = RedactRecord(redact)
         self._record_chain: tuple[Processor, ...] = (
             Stamp(),
-            RedactRecord(redact),
+            self._redact_record,
             self._seal,
             renderer,
         )
@@ -165,14 +171,53 @@ class AuditSink:
         if self.enabled:
             self._submit((self._records, None, event))
 
-    def submit_record(self, build: Callable[..., dict[str, Any]], args: tuple[Any, ...]) -> None:
+    def submit_record(
+        self,
+        build: Callable[..., dict[str, Any]],
+        args: tuple[Any, ...],
+        *,
+        line: LineBuilder | None = None,
+    ) -> None:
         """Write the decision record ``build(*args)`` makes, built where it is written.
 
         With a background writer the caller waits only for the queue; the record is built,
-        redacted and rendered by the writer thread, in submission order.
+        redacted and rendered by the writer thread, in submission order. ``line(*args)``,
+        when given, renders the same record straight to the default JSON line; the sink
+        uses it when that is what it would write (no other format, renderer, exporter or
+        chain) and the line passes the redaction boundary untouched, and builds the record
+        otherwise.
         """
-        if self.enabled:
+        if not self.enabled:
+            return
+        if line is None:
             self._submit((self._records, build, args))
+            return
+        writer = self._writer
+        if writer is not None:
+            writer.put((_LINE, build, (line, args)))
+            return
+        with self._lock:  # written here: a clean line at once, without a batch's machinery
+            text = self._clean_line(line, args)
+            stream = self._stream
+            if text is not None and stream is not None:
+                stream.write(text + "\n")
+                stream.flush()
+                return
+            self._write_batch(((self._records, build, args),), 0, 0, strict=True)
+
+    def _clean_line(self, line: LineBuilder, args: tuple[Any, ...]) -> str | None:
+        """The line ``line(*args)`` renders when this sink would write just that, else
+        ``None`` (the record is then built and written as before, which is also what
+        happens should the shortcut fail: it never costs a record)."""
+        if not self._writes_lines():
+            return None
+        try:
+            made = line(*args)
+        except Exception:
+            return None
+        if made is not None and self._redact_record.passes_line(*made):
+            return made[0]
+        return None
 
     def write_rendered(self, record: dict[str, Any]) -> None:
         """Write a record in another format (OCSF, ECS) through the same redaction boundary."""
@@ -214,6 +259,13 @@ class AuditSink:
             )
         for chain, build, payload in jobs:
             try:
+                if chain is _LINE:
+                    line_of, payload = payload
+                    text = self._clean_line(line_of, payload)
+                    if text is not None:
+                        out.append(text)
+                        continue
+                    chain = self._records
                 event = build(*payload) if build is not None else payload
                 if chain is self._records and (self.exporters or self.record_format):
                     for export in self.exporters:
@@ -240,6 +292,16 @@ class AuditSink:
             out.clear()
             stream.write(text)
             stream.flush()
+
+    def _writes_lines(self) -> bool:
+        """True when a decision record is written as :func:`render_json` writes it: the
+        record chain's stamp, redaction and seal leave a clean, stamped record as it is."""
+        return (
+            self.renderer is render_json
+            and self._seal.chain is None
+            and self.record_format is None
+            and not self.exporters
+        )
 
     def _render_record(self, name: str, event: dict[str, Any]) -> str | None:
         """A decision record through its chain, as a bound logger would run it: ``event``
