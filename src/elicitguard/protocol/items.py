@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["ABSENT", "ELICITATION_KINDS", "Item", "ItemKind"]
 
@@ -63,7 +63,7 @@ ELICITATION_KINDS = frozenset(
 class _Absent:
     """Marks a value that was looked for and not there (unlike ``None``: not known)."""
 
-    _instance: _Absent | None = None
+    _instance: ClassVar[_Absent | None] = None
 
     def __new__(cls) -> _Absent:
         if cls._instance is None:

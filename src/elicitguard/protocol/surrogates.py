@@ -17,7 +17,9 @@ import orjson
 
 __all__ = ["may_hold_lone_surrogate", "without_lone_surrogates"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Written with ``re`` escapes, not the code points: a literal lone surrogate in source cannot
+#: be encoded to UTF-8, which compiled builds (mypyc) need.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: An escaped surrogate (``\\uD83D``) or one written as bytes (ED A0..BF): stdlib ``re`` on
 #: bytes, a single fixed-width alternation (linear).
 _RAW_SURROGATE = re.compile(rb"\\[uU][dD][89a-fA-F]|\xed[\xa0-\xbf]")
