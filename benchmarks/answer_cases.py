@@ -408,12 +408,15 @@ def build(seed: int = 20261201) -> list[dict[str, Any]]:
     return cases
 
 
+HEX_LOWER = string.digits + "abcdef"
+
+
 def _code_cases(t: _Tokens) -> list[dict[str, Any]]:
     """Keys written the way code and configuration carry them, and their look-alikes: an SDK
     call named for a service with the key as its literal argument, an XML element whose text
     has stray punctuation around it, ``wandb KEY``. Their own generator, so that adding
     them leaves every earlier case as it was."""
-    hex40 = string.digits + "abcdef"
+    hex40 = HEX_LOWER
     b64 = ALNUM + "+/"
     notes = {"notes": "Notes"}
     cases: list[dict[str, Any]] = []
@@ -431,6 +434,11 @@ def _code_cases(t: _Tokens) -> list[dict[str, Any]]:
             ("vendor-call", f'sheet = smartsheet.Sheets.get_sheet("{t.r(16, string.digits)}")'),
             ("vendor-call", f'stripe.PaymentIntent.retrieve("pi_{t.r(24)}")'),
             ("vendor-call", 'report = getsmartsheet("Quarterly_Sales_Report_Final")'),
+            (
+                "vendor-call",
+                f'oauth.google("{t.r(12, string.digits)}-{t.r(32, HEX_LOWER)}'
+                '.apps.googleusercontent.com")',
+            ),
             ("xml-punctuated", "<password>.env.production</password>"),
             ("xml-punctuated", "<secretFile>./secrets/prod.txt</secretFile>"),
             ("wandb", f"pip install git+https://github.com/wandb/wandb@{t.r(40, hex40)}"),

@@ -140,6 +140,7 @@ def test_vendor_call_finds_a_literal_key() -> None:
         'report = getsmartsheet("Quarterly_Sales_Report_Final")',
         'repo = getgithub("9fceb02d0ae598e95dc970b74767f19372d61af8")',
         'smartsheet.Smartsheet("SalesForecastReportQuarterly")',
+        'oauth.google("104729338105-q3n8vk2m5tq0c7r1xw9d4hfl6ajz8p2e.apps.googleusercontent.com")',
     ],
 )
 def test_vendor_call_look_alikes_stay_quiet(text: str) -> None:

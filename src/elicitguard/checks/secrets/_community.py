@@ -350,6 +350,7 @@ _VENDOR_CALL_RE: Final = re.compile(
     r"(?P<k>[A-Za-z_$][A-Za-z0-9_$]{1,40}(?:\.[A-Za-z_$][A-Za-z0-9_$]{1,40}){0,3})[ \t]{0,3}\("
     r"[ \t]{0,3}[\"'`](?P<s>[A-Za-z0-9][A-Za-z0-9_+/=.-]{15,200})[\"'`]"
 )
+_HOST_TAIL_RE: Final = re.compile(r"\.[A-Za-z]{2,12}$")
 _CALL_VERBS: Final = ("get", "new", "create", "make", "init", "build", "connect", "open", "with")
 _CALL_NOUNS: Final = ("client", "api", "sdk", "session", "connection", "service")
 # A last segment that only says "make the client" leaves the service to the one before it.
@@ -401,8 +402,8 @@ def vendor_call_scan(text: str) -> list[SecretMatch]:
             continue
         if _HASH_OR_UUID_RE.fullmatch(secret) or is_wordlike_token(secret):
             continue
-        if _capital_word_share(secret) >= 0.5:
-            continue
+        if _capital_word_share(secret) >= 0.5 or _HOST_TAIL_RE.search(secret):
+            continue  # ``….apps.googleusercontent.com``: an OAuth client id names an app
         confidence = _keyed_confidence(secret, "token")
         if confidence is not None and shannon_entropy(secret) >= _MIN_ENTROPY + 0.5:
             found.append(
