@@ -404,4 +404,45 @@ def build(seed: int = 20261201) -> list[dict[str, Any]]:
                 cases.append(_case({"comment": text}, {"comment": "Comment"}, 1, "prose", lang))
         for sentence in negatives:
             cases.append(_case({"comment": sentence}, {"comment": "Comment"}, 0, "prose", lang))
+    cases.extend(_code_cases(_Tokens(seed + 1)))
+    return cases
+
+
+HEX_LOWER = string.digits + "abcdef"
+
+
+def _code_cases(t: _Tokens) -> list[dict[str, Any]]:
+    """Keys written the way code and configuration carry them, and their look-alikes: an SDK
+    call named for a service with the key as its literal argument, an XML element whose text
+    has stray punctuation around it, ``wandb KEY``. Their own generator, so that adding
+    them leaves every earlier case as it was."""
+    hex40 = HEX_LOWER
+    b64 = ALNUM + "+/"
+    notes = {"notes": "Notes"}
+    cases: list[dict[str, Any]] = []
+    for _round in range(3):
+        for cls, text in (
+            ("vendor-call", f'client = smartsheet.Smartsheet("{t.r(37)}")'),
+            ("vendor-call", f'sheets := getsmartsheet("{t.r(37)}")'),
+            ("xml-punctuated", f"<secret>{{AQAAABAAA .{t.r(40, b64)};}}</secret>"),
+            ("xml-punctuated", f"<token>{t.r(32)},</token>"),
+            ("wandb", f"wandb {t.r(40, hex40)}"),
+            ("wandb", f"WANDB_API_KEY: {t.r(40, hex40)}"),
+        ):
+            cases.append(_case({"notes": text}, notes, 1, cls, None))
+        for cls, text in (
+            ("vendor-call", f'sheet = smartsheet.Sheets.get_sheet("{t.r(16, string.digits)}")'),
+            ("vendor-call", f'stripe.PaymentIntent.retrieve("pi_{t.r(24)}")'),
+            ("vendor-call", 'report = getsmartsheet("Quarterly_Sales_Report_Final")'),
+            (
+                "vendor-call",
+                f'oauth.google("{t.r(12, string.digits)}-{t.r(32, HEX_LOWER)}'
+                '.apps.googleusercontent.com")',
+            ),
+            ("xml-punctuated", "<password>.env.production</password>"),
+            ("xml-punctuated", "<secretFile>./secrets/prod.txt</secretFile>"),
+            ("wandb", f"pip install git+https://github.com/wandb/wandb@{t.r(40, hex40)}"),
+            ("wandb", f"https://github.com/wandb/wandb/commit/{t.r(40, hex40)}"),
+        ):
+            cases.append(_case({"notes": text}, notes, 0, cls, None))
     return cases

@@ -20,7 +20,11 @@ from typing import Any, Final
 import re2
 
 from elicitguard.checks.secrets._catalogue import catalogue
-from elicitguard.checks.secrets._community import community_scan, vendor_labelled_scan
+from elicitguard.checks.secrets._community import (
+    community_scan,
+    vendor_call_scan,
+    vendor_labelled_scan,
+)
 from elicitguard.checks.secrets._decode import json_inside, readings
 from elicitguard.checks.secrets._prose import scan_prose
 from elicitguard.checks.secrets._scan import scan_glued, scan_text, scan_value
@@ -64,6 +68,9 @@ def _direct(text: str, key_name: str | None) -> tuple[SecretMatch, str, str | No
     if match is not None:
         return match, "community", None
     match = _best(vendor_labelled_scan(text))
+    if match is not None:
+        return match, "community", None
+    match = _best(vendor_call_scan(text))
     if match is not None:
         return match, "community", None
     return None

@@ -219,6 +219,9 @@ def _validated(rule: str, secret: str, name: str = "") -> str | None:
     return "high"
 
 
+_GIT_SHA_RE: Final = re.compile(r"[0-9a-f]{40}")
+
+
 def community_scan(text: str) -> list[SecretMatch]:
     """Credentials the community catalogue finds in ``text``, after our validators."""
     if len(text) < 16 or not community_enabled() or not _token_like(text):
@@ -235,6 +238,8 @@ def community_scan(text: str) -> list[SecretMatch]:
         start = text.find(secret)
         if start >= 0 and shown_as_fake(text, start, start + len(secret)):
             continue
+        if start > 0 and text[start - 1] in "@/" and _GIT_SHA_RE.fullmatch(secret):
+            continue  # ``wandb/wandb@9f2c…``, ``…/commit/9f2c…``: a pinned commit, not a key
         kind = _TYPE_PREFIX + str(finding.rule_id).split(".", 1)[-1]
         found.append(
             SecretMatch(kind, max(start, 0), max(start, 0) + len(secret), secret, confidence)
@@ -336,3 +341,74 @@ def _vendor_like(label: str, whole: str) -> bool:
     if len(words) == 3 and label.isalnum():
         return False  # ``sumOfExposures``: a variable of three camel-case words, not a name
     return not words[-1].endswith(_BOOKKEEPING_TAILS) and words[-1] not in _NOT_VENDORS
+
+
+# ``getsmartsheet("…")``, ``smartsheet.Smartsheet('…')``, ``new Mailgun("…")``: a call named
+# for a service, whose first argument is a literal token. SDKs take their key that way, and
+# code pasted into an answer carries it as surely as ``smartsheet_token = "…"`` would.
+_VENDOR_CALL_RE: Final = re.compile(
+    r"(?P<k>[A-Za-z_$][A-Za-z0-9_$]{1,40}(?:\.[A-Za-z_$][A-Za-z0-9_$]{1,40}){0,3})[ \t]{0,3}\("
+    r"[ \t]{0,3}[\"'`](?P<s>[A-Za-z0-9][A-Za-z0-9_+/=.-]{15,200})[\"'`]"
+)
+_HOST_TAIL_RE: Final = re.compile(r"\.[A-Za-z]{2,12}$")
+_CALL_VERBS: Final = ("get", "new", "create", "make", "init", "build", "connect", "open", "with")
+_CALL_NOUNS: Final = ("client", "api", "sdk", "session", "connection", "service")
+# A last segment that only says "make the client" leaves the service to the one before it.
+_CONSTRUCTOR_WORDS: Final = frozenset(
+    {"client", "api", "sdk", "session", "connect", "init", "login", "auth", "authenticate"}
+)
+
+
+def _call_vendor(callee: str, vendors: frozenset[str]) -> bool:
+    """Whether a call's name is a known service's (``getsmartsheet``, ``Smartsheet``,
+    ``smartsheet.Client``); a method of one of its objects (``stripe.Customer.retrieve``)
+    is not: its literal is an object's id."""
+    segments = callee.split(".")
+    names = [segments[-1]]
+    if len(segments) >= 2 and segments[-1].lower() in _CONSTRUCTOR_WORDS:
+        names.append(segments[-2])
+    for raw in names:
+        name = raw.lower().replace("_", "").replace("$", "")
+        for verb in _CALL_VERBS:
+            if name.startswith(verb) and len(name) - len(verb) >= 4:
+                name = name[len(verb) :]
+                break
+        for noun in _CALL_NOUNS:
+            if name.endswith(noun) and len(name) - len(noun) >= 4:
+                name = name[: -len(noun)]
+                break
+        if len(name) >= 4 and (name in vendors or f"{name}s" in vendors):
+            return True
+    return False
+
+
+def vendor_call_scan(text: str) -> list[SecretMatch]:
+    """Tokens passed as the literal first argument of a call named for a known service.
+
+    The value is judged as :func:`vendor_labelled_scan` judges a known vendor's: letters
+    and digits, not a hash, UUID, word or identifier, past our entropy floor.
+    """
+    if len(text) < 20 or "(" not in text or not _token_like(text):
+        return []
+    vendors = vendor_names()
+    if not vendors:
+        return []
+    found: list[SecretMatch] = []
+    for match in _VENDOR_CALL_RE.finditer(text[:_MAX_CHARS]):
+        if not _call_vendor(match.group("k"), vendors):
+            continue
+        secret = match.group("s")
+        if not (any(c.isdigit() for c in secret) and any(c.isalpha() for c in secret)):
+            continue
+        if _HASH_OR_UUID_RE.fullmatch(secret) or is_wordlike_token(secret):
+            continue
+        if _capital_word_share(secret) >= 0.5 or _HOST_TAIL_RE.search(secret):
+            continue  # ``….apps.googleusercontent.com``: an OAuth client id names an app
+        confidence = _keyed_confidence(secret, "token")
+        if confidence is not None and shannon_entropy(secret) >= _MIN_ENTROPY + 0.5:
+            found.append(
+                SecretMatch(
+                    "vendor-call-token", match.start("s"), match.end("s"), secret, confidence
+                )
+            )
+    return found
