@@ -36,7 +36,7 @@ from elicitguard.lint.lane import OrdinaryLane, server_hint
 from elicitguard.lint.parallel import Marks, Partition, session_hint
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import may_hide_elicitation, parse_frame
+from elicitguard.protocol.parsing import mentions_elicitation, parse_frame
 
 __all__ = [
     "SEVERITY_THRESHOLDS",
@@ -291,7 +291,7 @@ class Linter:
         noted = 0  # the line whose additions are not noted yet (0: none)
         file_index = self._file_index
         lane = self._lane if self._lane.usable else None
-        may_hide = may_hide_elicitation
+        mentions = mentions_elicitation
         server = Direction.SERVER_TO_CLIENT
         for captured in read_lines(stream, max_bytes):
             if noted:
@@ -350,7 +350,7 @@ class Linter:
             message, direction, session = plain
             if (
                 lane is not None
-                and not may_hide(line)
+                and not mentions(line)  # else may_hide_elicitation could be true: evaluate
                 and lane.ordinary(prefix + (session or ""), message, direction)
             ):
                 continue  # what evaluate() decides first, without its call (lint/lane.py)
