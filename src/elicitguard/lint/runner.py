@@ -32,10 +32,11 @@ from elicitguard.lint.envelopes import (
     read_lines,
     too_large,
 )
+from elicitguard.lint.lane import OrdinaryLane, server_hint
 from elicitguard.lint.parallel import Marks, Partition, session_hint
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
-from elicitguard.protocol.parsing import parse_frame
+from elicitguard.protocol.parsing import mentions_elicitation, parse_frame
 
 __all__ = [
     "SEVERITY_THRESHOLDS",
@@ -190,6 +191,7 @@ class Linter:
         self.marks = Marks()
         self._file_index = 0
         engine.warm_up()  # load lexicons, tables and lists before the first file
+        self._lane = OrdinaryLane(engine)
         self._canonical: dict[Finding, Finding] = {}
 
     def lint_paths(
@@ -266,12 +268,14 @@ class Linter:
         result: LintResult,
         progress: Callable[[int], None] | None,
     ) -> None:
-        """Envelope JSONL, the common case, with a lane for plain lines.
+        """Envelope JSONL, the common case, with lanes for plain lines.
 
-        A plain line (no headers, no protocol version) goes to :meth:`Engine.evaluate` as
-        its parsed message, so that ordinary traffic is decided without an
-        :class:`Envelope`; every other line goes the way :func:`read_envelopes` and
-        :meth:`_evaluate` take it.
+        A plain server's line (no headers, no protocol version) is first offered to the
+        raw-bytes lane (:mod:`.lane`), which calls most of them ordinary without parsing
+        them; any other plain line is parsed and, unless the lane's classification calls
+        it ordinary, goes to :meth:`Engine.evaluate` as its parsed message, so that
+        traffic is decided without an :class:`Envelope`; every other line goes the way
+        :func:`read_envelopes` and :meth:`_evaluate` take it.
         """
         limits = self.engine.policy.limits
         max_bytes, max_depth = limits.max_message_bytes, limits.max_depth
@@ -286,6 +290,9 @@ class Linter:
         mark = self.marks.mark
         noted = 0  # the line whose additions are not noted yet (0: none)
         file_index = self._file_index
+        lane = self._lane if self._lane.usable else None
+        mentions = mentions_elicitation
+        server = Direction.SERVER_TO_CLIENT
         for captured in read_lines(stream, max_bytes):
             if noted:
                 mark(result, file_index, noted)
@@ -303,7 +310,20 @@ class Linter:
                 )
                 continue
             owned = False  # a --jobs worker: the line's session is known to be ours
-            if partition is not None and (hint := session_hint(line)) is not None:
+            if lane is not None and server_hint(line):
+                # The raw-bytes lane (lint/lane.py): a plain server's line decoded in one
+                # pass and classified; only a line it cannot call ordinary goes on.
+                read = lane.server_line(line)
+                if read is not None:
+                    label_read, stand_in = read
+                    if partition is not None:
+                        if not partition.owns(prefix, label_read):
+                            continue  # another worker's: the same owner as its hint's
+                        owned = True
+                        noted = captured.line
+                    if lane.ordinary(prefix + (label_read or ""), stand_in, server):
+                        continue
+            if not owned and partition is not None and (hint := session_hint(line)) is not None:
                 if not partition.owns_hint(prefix_bytes, hint):
                     continue  # another worker's: not even parsed here
                 owned = True
@@ -328,14 +348,20 @@ class Linter:
                 continue
             assert plain is not None  # for the type checker: one of the two was made
             message, direction, session = plain
-            transport, server = value.get("transport"), value.get("server")
+            if (
+                lane is not None
+                and not mentions(line)  # else may_hide_elicitation could be true: evaluate
+                and lane.ordinary(prefix + (session or ""), message, direction)
+            ):
+                continue  # what evaluate() decides first, without its call (lint/lane.py)
+            transport, named = value.get("transport"), value.get("server")
             decision = evaluate(
                 message,
                 direction,
                 side=capture,
                 session=prefix + (session or ""),
                 raw=line,
-                server=server if server is not None else self.server_name,
+                server=named if named is not None else self.server_name,
                 transport=Transport(transport) if transport is not None else None,
                 ts=value.get("ts"),
             )

@@ -47,7 +47,7 @@ from elicitguard.protocol.parsing import mentions_elicitation
 from elicitguard.protocol.reading import OrdinaryNeeds, classify
 from elicitguard.protocol.session import SessionState
 
-__all__ = ["classify_frame"]
+__all__ = ["ServerFrame", "classify_frame", "frame_bytes_pass", "server_stand_in"]
 
 _UNSET: Any = msgspec.UNSET
 _C2S = Direction.CLIENT_TO_SERVER
@@ -135,3 +135,57 @@ def classify_frame(
     if top.error is not _UNSET:
         message["error"] = None  # present is all the classification reads
     return classify(message, direction, side, state, default_era, needs, services)
+
+
+#: A server's frame as :func:`classify_frame` decodes it, for a decoder that reads the frame
+#: inside a larger document in the same pass (the linter's envelope line types its
+#: ``message`` with it); :func:`server_stand_in` turns it into what the classification sees.
+ServerFrame = _ServerFrame
+
+
+def frame_bytes_pass(raw: bytes, *, max_bytes: int, max_depth: int) -> bool:
+    """``True`` when ``raw`` passes the checks :func:`classify_frame` makes on the bytes
+    before decoding anything (size, digit limit, ASCII, bracket count, no marker).
+
+    Why a function of its own: a caller holding a document that encloses the frame (an
+    envelope line around its ``message``) checks the whole document once, instead of
+    decoding the frame out and scanning its bytes again. Every check holds for the bytes
+    inside whenever it holds for the enclosure (fewer bytes, fewer brackets, no new
+    marker), so the caller passes ``max_depth`` plus one per enclosing container.
+    """
+    size = len(raw)
+    digits = sys.get_int_max_str_digits()
+    if size > max_bytes or (digits and size > digits):
+        return False
+    if not raw.isascii() or raw.count(b"{") + raw.count(b"[") > max_depth:
+        return False
+    return not mentions_elicitation(raw)
+
+
+def server_stand_in(top: ServerFrame) -> dict[str, Any] | None:
+    """The small message the classification sees for a server's frame decoded as
+    :data:`ServerFrame` (``None``: the frame takes the full route), exactly as
+    :func:`classify_frame` builds it; its bytes must have passed :func:`frame_bytes_pass`.
+
+    Why: the linter decodes an envelope line and its server frame in one msgspec pass and
+    asks the classification itself (it knows the session only once the line is decoded).
+    """
+    message: dict[str, Any] = {}
+    method = top.method
+    if method is not _UNSET:
+        message["method"] = method
+    value = top.id
+    if value is not _UNSET:
+        if isinstance(value, float):
+            return None  # the full route parses it again for an exact id: let it
+        message["id"] = value
+    if top.params is not _UNSET:
+        message["params"] = None  # read only for markers, which this frame has none of
+    result = top.result
+    if result is not _UNSET:
+        if result.status is not _UNSET or result.task is not _UNSET:
+            return None
+        message["result"] = _PLAIN_RESULT
+    if top.error is not _UNSET:
+        message["error"] = None  # present is all the classification reads
+    return message
