@@ -73,3 +73,52 @@ def test_audit_benchmark_runs_and_writes_every_record() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("inline") == 2
     assert done.stdout.count("queue 8192") == 2
+
+
+#: Runs ``benchmarks/run.py`` as if the ``bench`` extra were not installed: its peers'
+#: imports fail as a missing package's do.
+_WITHOUT_BENCH_EXTRA = """
+import runpy, sys
+from importlib.abc import MetaPathFinder
+
+class _Missing(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"detect_secrets", "confusable_homoglyphs", "betterleaks"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name.split(".")[0])
+        return None
+
+sys.meta_path.insert(0, _Missing())
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_run_without_the_bench_extra_counts_peer_rows_as_miss(tmp_path: Path) -> None:
+    """Without the ``bench`` extra the run completes; each peer row is a MISS with a note."""
+    out = tmp_path / "bench.json"
+    env = {**os.environ, "ELICITGUARD_BENCH_TINY": "1", "ELICITGUARD_BENCH_NO_HTTP": "1"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _WITHOUT_BENCH_EXTRA,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--only",
+            "bench_forms,bench_domains",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    peers = [r for r in rows if r["extra"].get("error") == "ImportError"]
+    assert peers, [r["name"] for r in rows]
+    assert all(r["verdict"] == "MISS" for r in peers)
+    assert "[bench]" in done.stderr
+    assert "targets:" in done.stdout
