@@ -361,3 +361,25 @@ def test_server_hint_is_only_a_hint() -> None:
     late = b'{"session":"' + b"x" * 200 + b'","direction":"server_to_client","message":{}}'
     assert not server_hint(late)  # decoded by the usual route, as before
     assert sys.get_int_max_str_digits() > 0
+
+
+def test_line_owner_hint_reads_the_session_the_decoder_reads() -> None:
+    """On every valid line the quick read agrees with :func:`session_hint`; where it
+    cannot be sure (a second ``"session"``, an escape) it falls back to it."""
+    from elicitguard.lint.parallel import line_owner_hint, session_hint
+
+    tricky = [
+        b'{"session":"a","direction":"server_to_client","message":{},"session":"b"}',
+        b'{"session":"a","message":{"x":"session"},"direction":"client_to_server"}',
+        b'{"session":"a","sess\\u0069on":"b","message":{},"direction":"client_to_server"}',
+        b'{"direction":"server_to_client","session":"s","message":{"t":"\\\\u"}}',
+        b'{"direction":"server_to_client","session":"","message":{}}',
+        b'{"session":"\xc3\xa9t\xc3\xa9","direction":"server_to_client","message":{}}',
+    ]
+    quick = 0
+    for line in [*tricky, *(x.encode("utf-8", "surrogatepass") for x in generated_lines(9, 3000))]:
+        if session_hint(line) is None:
+            continue  # not a JSON object: nobody's line either way (see line_owner_hint)
+        assert line_owner_hint(line) == session_hint(line), line
+        quick += line.startswith((b'{"session"', b'{"direction"'))
+    assert quick > 1000

@@ -10,7 +10,8 @@ judged in separate processes and the results put back together:
   evenly; past :data:`DEALT_SESSIONS` sessions, ``crc32(file NUL label) mod N`` keeps the
   memory bounded), so a session is never split;
 * a worker parses only its own lines in full: an envelope line's session is read alone
-  (:func:`session_hint`), and the line is then its owner's whatever it holds (a line that
+  (:func:`line_owner_hint`: from the line's first bytes when that is certain, else
+  :func:`session_hint`), and the line is then its owner's whatever it holds (a line that
   then fails to parse is reported by that worker); a line that is no JSON object at all
   is parsed by every worker, as before, to learn it is nobody's;
 * a line that is not a session's (too large, not JSON) is worker 0's, so each error is
@@ -31,6 +32,7 @@ its own engine (the community secret catalogue included, in parallel).
 from __future__ import annotations
 
 import multiprocessing
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -44,6 +46,7 @@ __all__ = [
     "DEALT_SESSIONS",
     "PartialResult",
     "Partition",
+    "line_owner_hint",
     "lint_in_processes",
     "session_hint",
     "single_job_reason",
@@ -113,6 +116,29 @@ def session_hint(line: bytes) -> bytes | None:
     except (msgspec.DecodeError, RecursionError, ValueError):
         return None
     return session.encode("utf-8", "surrogatepass") if isinstance(session, str) else b""
+
+
+#: An envelope line that opens with its session (first key, or second after a direction
+#: word), the label free of quotes and backslashes: read without a decoder.
+_LEADING_SESSION = re.compile(rb'\{"(?:direction":"[a-z_]{1,24}",")?session":"([^"\\]{0,256})"')
+
+
+def line_owner_hint(line: bytes) -> bytes | None:
+    """:func:`session_hint`, read from the line's first bytes when that is certain.
+
+    Why: a ``--jobs`` worker reads every line of a capture only to learn whose it is, and
+    a decoder pass over a large tool result is most of that cost. When the line opens with
+    ``"session":"LABEL"`` (or ``"direction":"...","session":"LABEL"``), ``"session"``
+    occurs nowhere else in it and it holds no ``\\u`` escape (the only way another key
+    could spell ``session``), the top-level session of a valid line is LABEL, as the full
+    parser reads it. A line that is not valid JSON still gets a label here; it is then
+    its label's worker that parses it and reports the error, once, in its place. Every
+    worker applies the same function to the same bytes, so every line keeps one owner.
+    """
+    found = _LEADING_SESSION.match(line)
+    if found is not None and line.count(b'"session"') == 1 and b"\\u" not in line:
+        return found.group(1)
+    return session_hint(line)
 
 
 @dataclass(slots=True)

@@ -33,7 +33,7 @@ from elicitguard.lint.envelopes import (
     too_large,
 )
 from elicitguard.lint.lane import OrdinaryLane, server_hint
-from elicitguard.lint.parallel import Marks, Partition, session_hint
+from elicitguard.lint.parallel import Marks, Partition, line_owner_hint
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
 from elicitguard.protocol.parsing import mentions_elicitation, parse_frame
@@ -310,23 +310,23 @@ class Linter:
                 )
                 continue
             owned = False  # a --jobs worker: the line's session is known to be ours
+            if partition is not None and (hint := line_owner_hint(line)) is not None:
+                # Whose line it is first: another worker's costs only this read.
+                if not partition.owns_hint(prefix_bytes, hint):
+                    continue  # another worker's: not even parsed here
+                owned = True
             if lane is not None and server_hint(line):
                 # The raw-bytes lane (lint/lane.py): a plain server's line decoded in one
                 # pass and classified; only a line it cannot call ordinary goes on.
                 read = lane.server_line(line)
                 if read is not None:
                     label_read, stand_in = read
-                    if partition is not None:
+                    if partition is not None and not owned:  # pragma: no cover - read above
                         if not partition.owns(prefix, label_read):
                             continue  # another worker's: the same owner as its hint's
                         owned = True
-                        noted = captured.line
                     if lane.ordinary(prefix + (label_read or ""), stand_in, server):
                         continue
-            if not owned and partition is not None and (hint := session_hint(line)) is not None:
-                if not partition.owns_hint(prefix_bytes, hint):
-                    continue  # another worker's: not even parsed here
-                owned = True
             if spread:
                 noted = captured.line
             try:
