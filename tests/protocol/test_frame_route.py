@@ -11,6 +11,7 @@ escapes, repeated keys), on mutated bytes, and on each edge a top-level look cou
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 import json
 import sys
@@ -46,7 +47,7 @@ def _contents(state: SessionState) -> tuple[Any, ...]:
 
     return tuple(
         plain(getattr(state, name))
-        for name in state.__slots__  # type: ignore[attr-defined]
+        for name in (f.name for f in dataclasses.fields(state))
         if name != "last_seen"
     )
 
@@ -57,7 +58,7 @@ def _ordered(state: SessionState) -> tuple[Any, ...]:
 
     return tuple(
         plain(getattr(state, name))
-        for name in state.__slots__  # type: ignore[attr-defined]
+        for name in (f.name for f in dataclasses.fields(state))
         if name != "last_seen"
     )
 

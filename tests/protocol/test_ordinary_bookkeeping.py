@@ -10,6 +10,7 @@ JSON-RPC shapes built around the keys the extractor looks at.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,8 +36,8 @@ def _snapshot(state: SessionState) -> tuple[Any, ...]:
 
     return tuple(
         plain(getattr(state, name))
-        for name in state.__slots__
-        if name != "last_seen"  # type: ignore[attr-defined]
+        for name in (f.name for f in dataclasses.fields(state))
+        if name != "last_seen"
     )
 
 

@@ -10,6 +10,7 @@ oldest entries go first and are counted as evictions.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -69,6 +70,22 @@ class BoundedMap(Generic[K, V]):
 
     def values(self) -> list[V]:
         return list(self._data.values())
+
+    def __copy__(self) -> BoundedMap[K, V]:
+        """Copying builds through ``__init__``: compiled (mypyc), the default copy calls the
+        class with no arguments and ``limit`` is required."""
+        copied: BoundedMap[K, V] = BoundedMap(self.limit)
+        copied._data = OrderedDict(self._data)
+        copied.evictions = self.evictions
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BoundedMap[K, V]:
+        """As ``__copy__``, with the entries copied deeply (session snapshots in tests)."""
+        copied: BoundedMap[K, V] = BoundedMap(self.limit)
+        memo[id(self)] = copied
+        copied._data = copy.deepcopy(self._data, memo)
+        copied.evictions = self.evictions
+        return copied
 
 
 @dataclass(slots=True)
