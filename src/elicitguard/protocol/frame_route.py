@@ -94,14 +94,12 @@ def classify_frame(
     size = len(raw)
     digits = sys.get_int_max_str_digits()
     if size > max_bytes or (digits and size > digits):
-        return False
+        return False  # before copying a memoryview of an oversized frame
     if not isinstance(raw, bytes):
         raw = bytes(raw)
-    if not raw.isascii() or raw.count(b"{") + raw.count(b"[") > max_depth:
+    if not frame_bytes_pass(raw, max_bytes=max_bytes, max_depth=max_depth):
         return False
-    if mentions_elicitation(raw):
-        return False
-    message: dict[str, Any]
+    message: dict[str, Any] | None
     if direction is _C2S:
         # A client's frame is small, and a request keeps its params: parse it as the full
         # route does (orjson), never twice.
@@ -116,24 +114,9 @@ def classify_frame(
         top = _decode_server_frame(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return False  # not JSON, not an object, or a result that is not an object
-    message = {}
-    method = top.method
-    if method is not _UNSET:
-        message["method"] = method
-    value = top.id
-    if value is not _UNSET:
-        if isinstance(value, float):
-            return False  # the full route parses it again for an exact id: let it
-        message["id"] = value
-    if top.params is not _UNSET:
-        message["params"] = None  # read only for markers, which this frame has none of
-    result = top.result
-    if result is not _UNSET:
-        if result.status is not _UNSET or result.task is not _UNSET:
-            return False
-        message["result"] = _PLAIN_RESULT
-    if top.error is not _UNSET:
-        message["error"] = None  # present is all the classification reads
+    message = server_stand_in(top)
+    if message is None:
+        return False
     return classify(message, direction, side, state, default_era, needs, services)
 
 
