@@ -41,6 +41,9 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.forms._reveal._INNER_MARK",  # one character between two lookarounds
         "elicitguard.checks.forms._reveal._LEET_POSSESSIVE",  # two fixed characters after a lookbehind
         "elicitguard.checks.forms._reveal._LONG_WORD",  # one letter class between two lookarounds
+        # pieces of at most three letters between separators: a run matches whole or fails
+        # within three pieces, and the scan resumes after it
+        "elicitguard.checks.forms._reveal._CHUNKED",
         "elicitguard.checks.forms._text._CAMEL",
         "elicitguard.checks.forms._text._LETTER_DIGIT",
         "elicitguard.checks.pii._EMAIL_RE",
@@ -49,6 +52,7 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.pii._SSN_DASHED_RE",
         "elicitguard.checks.pii._SSN_BARE_RE",
         "elicitguard.checks.pii._UUID_RE",
+        "elicitguard.checks.pii._LETTER_SHAPE_RE",  # a one-character lookbehind, fixed lengths
         "elicitguard.checks.secrets._keynames._CAMEL_RE",
         "elicitguard.checks.secrets._decode._WRAPPED_RE",  # fixed lookbehind, one run ahead
         "elicitguard.checks.forms._reveal._TAG_INSIDE",  # one-char lookarounds, bounded tag
