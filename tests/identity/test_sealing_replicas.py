@@ -243,9 +243,10 @@ def test_two_proxies_share_sealed_state(tmp_path: Path, redis_url: str) -> None:
 
             # Key rotation mid-flow: a proxy with the rotated file (new key signs, old key
             # still verifies) accepts what A sealed with the old key.
-            pending = _call(a, alice, 12)["result"]["requestState"]
+            # Proxy C starts first: its start-up may outlast the TTL on a busy machine.
             pc = _policy(tmp_path, "proxy-c", "rotated.json", redis_url)
             with _proxy(mcp, pc) as c:
+                pending = _call(a, alice, 12)["result"]["requestState"]
                 _call(c, alice, 13, pending)
                 assert len(upstream.retries) == 3
                 newer = _call(c, alice, 14)["result"]["requestState"]
