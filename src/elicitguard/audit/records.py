@@ -126,11 +126,7 @@ class AuditLog:
         builds the record as before).
         """
         jsonrpc_id, method = noted
-        if not isinstance(method, str):
-            method = None
-        items = [i for i in decision.items if isinstance(i, Item)]
-        if method is None and items:
-            method = items[0].method
+        method, items = _method_and_items(decision, method)
         server = envelope.server
         session = envelope.session
         if not (
@@ -326,6 +322,16 @@ def _json(value: Any) -> str:
     return orjson.dumps(value, default=str).decode("utf-8")
 
 
+def _method_and_items(decision: Decision, method: object) -> tuple[str | None, list[Item]]:
+    """The record's method (the message's, else its first item's) and the decision's items:
+    one reading for the built record and the line rendered from remembered parts."""
+    items = [i for i in decision.items if isinstance(i, Item)]
+    name = method if isinstance(method, str) else None
+    if name is None and items:
+        name = items[0].method
+    return name, items
+
+
 def decision_record(
     decision: Decision,
     envelope: Envelope,
@@ -348,11 +354,7 @@ def decision_record(
         jsonrpc_id = message.get("id")
     if method is _UNSET:
         method = message.get("method")
-    if not isinstance(method, str):
-        method = None
-    items = [i for i in decision.items if isinstance(i, Item)]
-    if method is None and items:
-        method = items[0].method
+    method, items = _method_and_items(decision, method)
     principal = envelope.principal
     transport = envelope.transport
     # ``_value_`` rather than ``.value``: the same string without the enum property's call.
