@@ -383,3 +383,13 @@ def test_line_owner_hint_reads_the_session_the_decoder_reads() -> None:
         assert line_owner_hint(line) == session_hint(line), line
         quick += line.startswith((b'{"session"', b'{"direction"'))
     assert quick > 1000
+
+
+def test_an_envelope_direction_that_is_not_a_string_is_a_clear_error() -> None:
+    """A ``direction`` holding an object or a list is a bad envelope, never a TypeError
+    (found by fuzz/run.sh captures)."""
+    from elicitguard.lint.envelopes import FrameError, envelope_from_dict
+
+    for direction in ({"a": 1}, ["client_to_server"]):
+        with pytest.raises(FrameError, match="direction"):
+            envelope_from_dict({"direction": direction, "message": {"jsonrpc": "2.0"}})

@@ -167,7 +167,8 @@ def envelope_from_dict(value: dict[str, Any], *, raw: bytes | None = None) -> En
         )
         msg = f"unknown envelope key(s) {names}; accepted: {', '.join(sorted(_ENVELOPE_KEYS))}"
         raise FrameError("bad_envelope", msg)
-    direction = _DIRECTIONS.get(value.get("direction"))  # type: ignore[arg-type]
+    named = value.get("direction")
+    direction = _DIRECTIONS.get(named) if isinstance(named, str) else None  # a list, a dict
     if direction is None:
         msg = "envelope `direction` must be client_to_server or server_to_client"
         raise FrameError("bad_envelope", msg)
@@ -222,7 +223,8 @@ def plain_envelope(value: Any) -> tuple[dict[str, Any], Direction, str | None] |
     """
     if type(value) is not dict or not _PLAIN_KEYS.issuperset(value):
         return None
-    direction = _DIRECTIONS.get(value.get("direction"))  # type: ignore[arg-type]
+    named = value.get("direction")
+    direction = _DIRECTIONS.get(named) if isinstance(named, str) else None  # a list, a dict
     message = value.get("message")
     if direction is None or type(message) is not dict:
         return None
