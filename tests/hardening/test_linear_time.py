@@ -61,6 +61,8 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.forms._reveal._MARKED_LATIN",  # a letter and a run of marks (\u ranges)
         "elicitguard.checks.secrets._placeholders._CAMEL_SPLIT_RE",  # a lookahead of one class
         "elicitguard.checks.secrets._placeholders._TEMPLATE_INSIDE_RE",  # one-char lookarounds
+        "elicitguard.checks.secrets._placeholders._ASSET_SUFFIX_RE",  # anchored alternation, one-char lookahead
+        "elicitguard.checks.secrets._scan._PAIR_VALUE_RE",  # anchored, bounded repeats, on 40 characters
         "elicitguard.checks.urls._CONTROL_OR_SPACE_RE",
         "elicitguard.checks.urls._BAD_PERCENT_RE",
         "elicitguard.checks.url_text._SCHEME_URL_RE",

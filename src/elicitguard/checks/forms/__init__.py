@@ -88,9 +88,9 @@ def form_asks_for_secret(
 ) -> MessageAsk | None:
     """Whether the text a user reads tells them to type a secret (for EG206, form mode).
 
-    The message first, then each property's description and option labels (``enumNames``,
-    ``oneOf``/``anyOf`` titles, enum values): a client shows them all, so an ask placed in a
-    label is an ask. ``source`` of the result names where (``message`` or a pointer suffix).
+    The message first, then each property's description, option labels (``enumNames``,
+    ``oneOf``/``anyOf`` titles, enum values) and text default: a client shows them all (a
+    default as the field's prefilled text), so an ask placed in a label or a default is an ask. ``source`` of the result names where (``message`` or a pointer suffix).
     """
     lex = _lexicon(languages, extra_words)
     return _form_ask(lex, requested_schema, message)
@@ -106,6 +106,9 @@ def _form_ask(
         pointer = "/properties/" + escape_pointer(key)
         _, desc = texts_of(prop)
         texts = ([("/description", desc)] if desc else []) + list(labels_of(prop))
+        default = prop.get("default")
+        if isinstance(default, str) and default.strip():
+            texts.append(("/default", default))
         for suffix, text in texts:
             found = find_ask(lex, text, pointer + suffix)
             if found is not None:

@@ -212,6 +212,13 @@ _CAMEL_SPLIT_RE: Final = re.compile(r"(?=[A-Z])")
 #: public keys, age recipients.
 PUBLISHABLE_PREFIXES: Final = ("pk_live_", "pk_test_", "pk.", "npub1", "age1")
 _MASK_AFTER_RE: Final = re.compile(r"[#*•xX]{4,}")
+# A find that ends where a static file's extension begins is a content hash in a file name
+# (bundlers fingerprint assets: ``app.3f9a….js``, ``logo.ico-7a38….png``).
+_ASSET_SUFFIX_RE: Final = re.compile(
+    r"\.(?:png|jpe?g|gif|svg|webp|avif|ico|bmp|css|js|mjs|cjs|map|woff2?|ttf|otf|eot|"
+    r"html?|txt|pdf|mp[34]|webm|wasm)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
 _RUN_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -225,6 +232,8 @@ def shown_as_fake(text: str, start: int, end: int) -> bool:
     """
     if _MASK_AFTER_RE.match(text, end) or _MASK_AFTER_RE.match(text, end + 1):
         return True
+    if start > 0 and text[start - 1] in "./" and _ASSET_SUFFIX_RE.match(text, end):
+        return True  # ``…/video_box.ico-7a38…0aab0c.png``: a fingerprinted asset's file name
     left, right = start, end
     while left > 0 and text[left - 1] in _RUN_CHARS:
         left -= 1

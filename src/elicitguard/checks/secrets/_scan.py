@@ -85,10 +85,32 @@ def _filler_tail(secret: str) -> bool:
     return has_filler_run(secret) or _identifier_like(secret)
 
 
+# ``{key: "9df2…", value: "Americas"}``, ``{"Key": "Name", "Value": "web"}``: an entry of a
+# list of pairs (AWS tags, settings tables), where ``key`` is the entry's name, not a key.
+_PAIR_KEY_NAMES: Final = frozenset({"key", "name", "k"})
+_PAIR_VALUE_RE: Final = re.compile(
+    r"""^[\s"',]{0,8}(?:value|val|v)["']?\s{0,3}[:=]""", re.IGNORECASE
+)
+
+
+def _names_pair_entry(entry: CatalogueEntry, match: Any, regex: Any, text: str, end: int) -> bool:
+    """Whether a keyed find is the name half of a key/value pair entry."""
+    if entry.structure not in ("keyed-assignment", "labelled-token") or "k" not in regex.groupindex:
+        return False
+    key = match.group(regex.groupindex["k"]) or ""
+    if normalize_key_name(key) not in _PAIR_KEY_NAMES:
+        return False
+    closing = text[end : end + 1]
+    after = end + 1 if closing in ("'", '"') else end
+    return _PAIR_VALUE_RE.match(text[after : after + 40]) is not None
+
+
 def _run(entry: CatalogueEntry, regex: Any, text: str) -> Iterable[SecretMatch]:
     for match in regex.finditer(text):
         start, end = _span(match, regex)
         secret = text[start:end]
+        if _names_pair_entry(entry, match, regex, text, end):
+            continue
         confidence = _judge(entry, match, regex, secret)
         if confidence is not None and (
             entry.structure in _SHOWN_EXEMPT or not shown_as_fake(text, start, end)
