@@ -364,6 +364,13 @@ def test_catalogue_secret_found_under_benign_key():
         ("author", False),
         ("elicitationId", False),
         ("eg_bind", False),
+        # a link word: the name is its head, the secret noun only what the head is for
+        ("keyVaultToStoreSecrets", False),
+        ("path_to_secret", False),
+        ("urlForToken", False),
+        ("token_for_github", True),
+        ("passwordForAdmin", True),
+        ("sign_in_password", True),
     ],
 )
 def test_is_secret_key_name(name, expected):

@@ -6,7 +6,8 @@ module produces those readings, as *additional* texts to scan next to the plain 
 that only appears once the disguise is undone is found and marked: needing the fold is itself
 a sign of evasion, and the finding says so.
 
-The steps, in order: HTML character references decoded (twice, for "&amp;#112;"); runs of
+The steps, in order: percent-escapes decoded ("Enter%20your%20password", twice for
+"%2570"); HTML character references decoded (twice, for "&amp;#112;"); runs of
 three or more single letters separated by spaces or punctuation joined ("p.a.s.s"), and one
 mark inside a word dropped ("pass-word"); look-alike
 letters of other scripts inside a Latin word (or a word made only of look-alikes) mapped to
@@ -26,10 +27,12 @@ import html
 import re
 import unicodedata
 from functools import cache, lru_cache
+from urllib.parse import unquote
 
 from elicitguard.checks.forms._text import _normalize_visible
 from elicitguard.checks.visible import visible_form
 
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ \t.\-_*·•|/+~][^\W_](?![^\W_])){2,}")
 _CJK = "\u3040-\u30ff\u3400-\u9fff"
 _CJK_SPACED = re.compile(f"[{_CJK}](?:[ \\t]+[{_CJK}])+")
@@ -185,6 +188,8 @@ _MARKED_LATIN = re.compile(
 def _undisguise(text: str) -> str:
     """HTML references, markup, spaced letters and look-alike letters undone (not yet leet)."""
     out = text
+    if "%" in out and _PERCENT_ESCAPE.search(out):  # "Enter%20your%20password", twice encoded too
+        out = visible_form(unquote(unquote(out)))
     if "&" in out:
         out = visible_form(html.unescape(html.unescape(out)))
     if "<" in out:

@@ -336,12 +336,20 @@ def is_secret_key_name(name: str) -> bool:
     if normal in _BENIGN_NAMES or normal.startswith("utm_"):
         return False
     words = normal.split("_")
+    linked = next((i for i, word in enumerate(words[:-1]) if i and word in _LINK_WORDS), None)
+    if linked is not None:
+        # ``key_vault_to_store_secrets``, ``path_to_secret``: the name is its head (the words
+        # before the link), the secret noun only what the head is for.
+        return is_secret_key_name("_".join(words[:linked]))
     if words[-1] in _BENIGN_TAILS:
         return False
     if words[-1] not in _SECRET_TAILS and not normal.endswith(("apikey", "secret", "password")):
         return False
     return not any(word in _BENIGN_QUALIFIERS for word in words[:-1])
 
+
+#: Words that link a name's head to what it is for or about (``…_to_…``, ``…_for_…``).
+_LINK_WORDS: Final = frozenset({"to", "for", "of", "from"})
 
 _PASSWORD_HEADS: Final = frozenset(
     {"password", "passwd", "pwd", "pass", "passphrase", "passcode", "pin"}
