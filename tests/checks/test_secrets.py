@@ -434,6 +434,26 @@ def test_community_catalogue_can_be_switched_off_explicitly(
     assert community_scan("here: xkeysib-" + rand(64, HEX) + "-" + rand(16)) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("amadeus ey6U46qCx26dqzMVWAGiibt6m65mM5w9", True),  # a line: a word, then a token
+        ("<id>{agora 3devtbiys8b282kidr9u78kjq8xdtlo1}</id>", True),
+        ("bitfinex bdiODwPukXLKUjSLvfeTlKVEwm89zqOhQ2a9chacKcr\n", True),
+        ("see ey6U46qCx26dqzMVWAGiibt6m65mM5w9", False),  # a word of no service
+        ("Reference 8f7Gk2LqZ9xW3mN5vB1cR6tY4hJ0sD", False),  # a booking reference
+        ("the report ey6U46qCx26dqzMVWAGiibt6m65mM5w9 was long", False),  # inside a sentence
+        ("amadeus ey6U46qCx26dqz", False),  # too short for a service the catalogue lacks
+        ("commit 9fceb02d0ae598e95dc970b74767f19372d61af8", False),  # a hash
+        ("sumOfExposures = 3Kof2VffNQ0QgYIhXUPJosVlCaQKm2hfpWE6F1fT9YGY74blQBIPsrkCcf1TwKE5;", False),
+    ],
+)
+def test_a_token_noted_down_after_a_service_name(text: str, found: bool) -> None:
+    from elicitguard.checks.secrets._community import vendor_labelled_scan
+
+    assert bool(vendor_labelled_scan(text)) is found
+
+
 # --------------------------------------------------------------------------- documented formats
 
 DOCUMENTED = [

@@ -54,6 +54,7 @@ def main() -> None:
     guarded = ElicitGuardMiddleware(app, relay, path="/mcp")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # connections queue from now on: the port is printed only once they can
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     config = uvicorn.Config(guarded, log_level="warning", lifespan="off")
     asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))

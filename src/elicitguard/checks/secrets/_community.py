@@ -276,7 +276,10 @@ def vendor_labelled_scan(text: str) -> list[SecretMatch]:
         raw_label = match.group("k")
         label = raw_label.lower().replace("_", "").replace("-", "")
         known = label in vendors
-        if not known and not _vendor_like(raw_label, text[match.start("k") : match.start("s")]):
+        between = text[match.start("k") : match.start("s")]
+        if not known and not (
+            _vendor_like(raw_label, between) or _noted_down(raw_label, text, match)
+        ):
             continue
         secret = match.group("s").rstrip(".")
         if not (any(c.isdigit() for c in secret) and any(c.isalpha() for c in secret)):
@@ -317,6 +320,7 @@ _BOOKKEEPING_TAILS: Final = (
     "pubkey", "publickey", "public", "cert", "certificate", "fingerprint", "thumbprint",
     "artifact", "package", "shipment", "parcel", "see", "from", "to", "via", "integrity",
     "signature", "sig", "mac", "hmac", "crc", "key", "keys", "token", "secret",
+    "reference", "confirmation", "transaction", "receipt", "booking", "reservation",
 )  # fmt: skip
 _LABEL_WORDS_RE: Final = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+")
 
@@ -328,6 +332,25 @@ def _capital_word_share(value: str) -> float:
     """How much of ``value`` is capitalised words (``SponsoredProductsRemote…``,
     ``Ed25519.BlindKeySignatures``): code names, where random key material has few."""
     return sum(map(len, _CAPITAL_WORD_RE.findall(value))) / max(len(value), 1)
+
+
+_LINE_EDGES: Final = "\n\r{}<>()[]\"'`"
+
+
+def _noted_down(label: str, text: str, match: Any) -> bool:
+    """A line that is only one word and a token after it (``amadeus ey6U46qC…``): how people
+    note a service's key down. The word must be a plain one (letters, three or more, not a
+    bookkeeping name); the entropy and length bars of an unknown label still apply."""
+    if not label.isalpha() or len(label) < 3 or label.lower().endswith(_BOOKKEEPING_TAILS):
+        return False
+    if label.lower() in _NOT_VENDORS or not (label.islower() or label[1:].islower()):
+        return False  # one plain word: ``sumOfExposures`` is a variable
+    start, end = match.start("k"), match.end("s")
+    if text[match.end("k") : match.start("s")].strip(" \t"):
+        return False  # ``name = …`` and ``name: …`` are :func:`_vendor_like`'s to judge
+    before = text[:start].rstrip(" \t")
+    after = text[end:].lstrip(" \t.,;")
+    return (not before or before[-1] in _LINE_EDGES) and (not after or after[0] in _LINE_EDGES)
 
 
 def _vendor_like(label: str, whole: str) -> bool:
