@@ -442,6 +442,9 @@ def test_community_catalogue_can_be_switched_off_explicitly(
         ("bitfinex bdiODwPukXLKUjSLvfeTlKVEwm89zqOhQ2a9chacKcr\n", True),
         ("see ey6U46qCx26dqzMVWAGiibt6m65mM5w9", False),  # a word of no service
         ("Reference 8f7Gk2LqZ9xW3mN5vB1cR6tY4hJ0sD", False),  # a booking reference
+        ("Folder 1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuV", False),  # a thing referred to by its id
+        ("board: 5f1c9a8b7d6e5f4a3b2c1d0eAbCdEfGh", False),
+        ("steam ey6U46qCx26dqzMVWAGiibt6m65mM5w9", True),  # a service, not "team"
         ("the report ey6U46qCx26dqzMVWAGiibt6m65mM5w9 was long", False),  # inside a sentence
         ("amadeus ey6U46qCx26dqz", False),  # too short for a service the catalogue lacks
         ("commit 9fceb02d0ae598e95dc970b74767f19372d61af8", False),  # a hash

@@ -322,6 +322,31 @@ _BOOKKEEPING_TAILS: Final = (
     "signature", "sig", "mac", "hmac", "crc", "key", "keys", "token", "secret",
     "reference", "confirmation", "transaction", "receipt", "booking", "reservation",
 )  # fmt: skip
+# Things people refer to by an opaque id (``Folder 1a2B…``, ``board: 5f1c…``): the value
+# after such a word is that thing's id. Whole words only (``steam`` is a service, not ``team``).
+_OBJECT_NOUNS: Final = frozenset(
+    {
+        "folder", "drive", "board", "project", "workspace", "record", "entry", "object",
+        "asset", "resource", "node", "pod", "container", "instance", "cluster", "device",
+        "machine", "server", "database", "collection", "blob", "attachment", "upload",
+        "download", "form", "survey", "response", "submission", "task", "job", "run",
+        "pipeline", "workflow", "deploy", "deployment", "release", "event", "list", "card",
+        "group", "team", "org", "organization", "tenant", "customer", "client", "member",
+        "contact", "lead", "deal", "case", "space", "site", "app", "spreadsheet", "calendar",
+        "meeting", "call", "chat", "conversation", "campaign", "audience", "segment", "report",
+        "dashboard", "query", "view", "model", "dataset", "notebook", "experiment", "share",
+        "invite", "coupon", "promo", "voucher", "gift", "video", "picture", "map", "place",
+        "location", "store", "shop", "listing", "flight", "booth", "seat", "parcel", "package",
+    }
+)  # fmt: skip
+
+
+def _names_an_object(word: str) -> bool:
+    """Whether ``word`` (one word, any case) names a thing referred to by an id."""
+    lowered = word.lower()
+    return lowered in _OBJECT_NOUNS or (lowered.endswith("s") and lowered[:-1] in _OBJECT_NOUNS)
+
+
 _LABEL_WORDS_RE: Final = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+")
 
 
@@ -343,7 +368,9 @@ def _noted_down(label: str, text: str, match: Any) -> bool:
     bookkeeping name); the entropy and length bars of an unknown label still apply."""
     if not label.isalpha() or len(label) < 3 or label.lower().endswith(_BOOKKEEPING_TAILS):
         return False
-    if label.lower() in _NOT_VENDORS or not (label.islower() or label[1:].islower()):
+    if label.lower() in _NOT_VENDORS or _names_an_object(label):
+        return False
+    if not (label.islower() or label[1:].islower()):
         return False  # one plain word: ``sumOfExposures`` is a variable
     start, end = match.start("k"), match.end("s")
     if text[match.end("k") : match.start("s")].strip(" \t"):
@@ -363,7 +390,11 @@ def _vendor_like(label: str, whole: str) -> bool:
         return False
     if len(words) == 3 and label.isalnum():
         return False  # ``sumOfExposures``: a variable of three camel-case words, not a name
-    return not words[-1].endswith(_BOOKKEEPING_TAILS) and words[-1] not in _NOT_VENDORS
+    return (
+        not words[-1].endswith(_BOOKKEEPING_TAILS)
+        and words[-1] not in _NOT_VENDORS
+        and not _names_an_object(words[-1])
+    )
 
 
 # ``getsmartsheet("…")``, ``smartsheet.Smartsheet('…')``, ``new Mailgun("…")``: a call named
