@@ -119,6 +119,10 @@ def test_traps_pass(lang: str) -> None:
         ("p̶a̶s̶s̶w̶o̶r̶d̶", "combining strike-through"),
         ("pa ss wo rd", "cut into pieces"),
         ("Your pa-ss-wo-rd", "cut into dashed pieces"),
+        ("Enter%20your%20password", "percent-encoded"),
+        ("%2550%2561%2573%2573%2577%256F%2572%2564", "percent-encoded twice"),
+        ("Пар0ль", "a digit in a Cyrillic word"),
+        ("П@роль", "a symbol in a Cyrillic word"),
     ],
 )
 def test_disguised_password(title: str, disguise: str) -> None:

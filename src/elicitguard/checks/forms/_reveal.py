@@ -13,7 +13,7 @@ mark inside a word dropped ("pass-word"); look-alike
 letters of other scripts inside a Latin word (or a word made only of look-alikes) mapped to
 their UTS 39 confusable skeleton with the tables in ``checks/data/unicode``; and, as a second
 reading, digits and symbols inside words folded to letters (4→a, 0→o, 3→e, 1→i or l, 5→s,
-7→t, @→a, $→s, |→l, !→i). Digits standing alone ("4 digit PIN") are never folded. Text
+7→t, @→a, $→s, |→l, !→i; inside a Cyrillic word 0→о, 3→з, 4→ч, 6→б, @→а). Digits standing alone ("4 digit PIN") are never folded. Text
 inside a right-to-left override is read the way it is displayed, reversed. Last, a word one
 slip away from a long secret word ("pasword", "passwrod", "credentails": one letter dropped,
 added, changed or two swapped) is read as that word: a reader's eye corrects it, a lexicon
@@ -49,6 +49,10 @@ _LEET_NEAR = re.compile(r"[A-Za-zÀ-ɏ][013457@$|!]|[013457@$|!][A-Za-zÀ-ɏ]")
 _LEET_I = str.maketrans("0134578@$|!", "oieastbaslI")
 _LEET_L = str.maketrans("0134578@$|!", "oleastbaslI")
 _WORD = re.compile(r"[^\W\d_]+")
+_CYRILLIC_LEET_TOKEN = re.compile("[\u0400-\u04ff0-9@]*[\u0400-\u04ff][\u0400-\u04ff0-9@]*")
+"""A Cyrillic word with digits or ``@`` in it ("пар0ль", "п@роль")."""
+_CYRILLIC_LEET_NEAR = re.compile("[\u0400-\u04ff][0346@]|[0346@][\u0400-\u04ff]")
+_CYRILLIC_LEET = str.maketrans("0346@", "озчба")
 _LONG_WORD = re.compile(r"(?<![^\W\d_*])[A-Za-z][A-Za-z*]{5,}[A-Za-z](?![^\W\d_*])")
 """A long Latin word; a ``*`` in it stands for a masked letter ("passw*rd")."""
 _SLIP_TARGETS = (
@@ -297,6 +301,12 @@ def _as_displayed(text: str) -> str:
     return _OVERRIDE.sub(lambda m: m.group(1)[::-1], text)
 
 
+def _cyrillic_fold(match: re.Match[str]) -> str:
+    """Digits and ``@`` inside a Cyrillic word read as the letters they stand for."""
+    token = match.group()
+    return token.translate(_CYRILLIC_LEET) if not token.isdigit() else token
+
+
 @lru_cache(maxsize=16384)
 def readings(text: str, identifier: bool = False) -> tuple[str, ...]:
     """Normalised disguised readings of ``text`` that differ from its plain reading."""
@@ -309,6 +319,8 @@ def readings(text: str, identifier: bool = False) -> tuple[str, ...]:
         candidates.append(_leet(undone, _LEET_I))
         if "1" in undone or "|" in undone:
             candidates.append(_leet(undone, _LEET_L))
+    if not visible.isascii() and _CYRILLIC_LEET_NEAR.search(visible):  # before look-alikes
+        candidates.append(_undisguise(_CYRILLIC_LEET_TOKEN.sub(_cyrillic_fold, visible)))
     corrected = _slips(undone)  # not on digit-folded readings: "1password" is a brand
     if corrected != undone:
         candidates.append(corrected)
