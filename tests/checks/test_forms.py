@@ -608,3 +608,29 @@ def test_message_ask_type() -> None:
     ask = message_asks_for_secret("Geben Sie Ihr Passwort ein")
     assert isinstance(ask, MessageAsk)
     assert (ask.secret_class, ask.language) == ("password", "de")
+
+
+def test_sentences_keep_character_references_whole() -> None:
+    """A character reference's semicolon ends no sentence; ordinary ends still cut."""
+    from elicitguard.checks.forms._message import sentences
+
+    assert sentences("Enter your pass&#119;ord") == ["Enter your pass&#119;ord"]
+    assert sentences("Say &quot;hi&quot;; then go.") == ["Say &quot;hi&quot;", " then go", ""]
+    assert sentences("One. Two; three") == ["One", " Two", " three"]
+    assert sentences("Fish & chips; done") == ["Fish & chips", " done"]
+
+
+def test_character_reference_disguise_is_read() -> None:
+    """An ask spelled with a character reference is an ask."""
+    ask = message_asks_for_secret("Enter your pass&#119;ord")
+    assert ask is not None
+    assert ask.secret_class == "password"
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["pass\x00word &#119; please", "\x00&amp;\x00;", "&#119;" * 2000, "&" * 5000 + ";"],
+)
+def test_odd_messages_do_not_crash(message: str) -> None:
+    """NUL bytes, dense references and stray ampersands are read without error."""
+    message_asks_for_secret(message)

@@ -100,7 +100,7 @@ def _form_ask(
     lex: Lexicon, requested_schema: Mapping[str, object], message: str | None
 ) -> MessageAsk | None:
     ask = find_ask(lex, message) if message else None
-    if ask is not None:
+    if ask is not None and not (ask.verbless and _names_attributes_only(lex, requested_schema)):
         return ask
     for key, prop in _properties(requested_schema):
         pointer = "/properties/" + escape_pointer(key)
@@ -114,6 +114,21 @@ def _form_ask(
             if found is not None:
                 return found
     return None
+
+
+def _names_attributes_only(lex: Lexicon, requested_schema: Mapping[str, object]) -> bool:
+    """Whether every field's visible label names an attribute of a secret, never the secret
+    ("Key name", "Nombre de la clave", "Token label"): then a verbless message naming the
+    secret ("New API key") is the form's heading, not an ask."""
+    props = _properties(requested_schema)
+    if not props:
+        return False
+    for key, prop in props:
+        title, _ = texts_of(prop)
+        found = scan(lex, title or key)
+        if found.hits or not found.suppressed:
+            return False
+    return True
 
 
 def warm_up(languages: Sequence[str] = ALL_LANGUAGES) -> None:

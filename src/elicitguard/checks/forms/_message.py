@@ -21,6 +21,28 @@ from elicitguard.checks.forms._types import MessageAsk
 _SENTENCE_END = re.compile(
     r"(?:\.(?![a-z0-9_])|[!?;\n\r()\[\]。！？；（）「」『』\u2026\u0964\u0965\u104a\u104b\u17d4\u17d5])+"
 )
+_CHARACTER_REFERENCE = re.compile(
+    r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+"""An HTML character reference ("&#119;", "&quot;"): its semicolon ends no sentence."""
+
+
+def sentences(message: str) -> list[str]:
+    """``message`` cut at sentence ends, HTML character references kept whole so that
+    "pass&#119;ord" stays one word for the disguise reading to undo."""
+    if "&" not in message or "\x00" in message:
+        return _SENTENCE_END.split(message)
+    refs = _CHARACTER_REFERENCE.findall(message)
+    if not refs:
+        return _SENTENCE_END.split(message)
+    pending = iter(refs)
+    out: list[str] = []
+    for part in _SENTENCE_END.split(_CHARACTER_REFERENCE.sub("\x00", message)):
+        pieces = part.split("\x00")
+        out.append(pieces[0] + "".join(next(pending) + piece for piece in pieces[1:]))
+    return out
+
+
 PRIORITY: tuple[str, ...] = (
     "private_key",
     "api_key",
@@ -109,7 +131,8 @@ def _sentence_ask(lex: Lexicon, sentence: str, verbless: bool = True) -> Message
     hits = [h for h in found.hits if h.cls in _SECRET_RAW and not h.key_only]
     if found.has("postal_context"):  # "your address and PIN code": the postal PIN
         hits = [h for h in hits if h.cls != "pin"]
-    if not found.has("ask"):
+    asked = found.has("ask")
+    if not asked:
         if not verbless:
             return None
         # A sentence that is only a secret's name ("Password:", "Your card's CVV please",
@@ -131,19 +154,25 @@ def _sentence_ask(lex: Lexicon, sentence: str, verbless: bool = True) -> Message
         language_of(best, (found,)),
         (f"asks for '{best.term}' ({best.cls}, {best.lang}){disguise}",),
         disguised=best.disguised,
+        verbless=not asked,
     )
 
 
 def find_ask(lex: Lexicon, message: str, source: str = "message") -> MessageAsk | None:
     """The first sentence of ``message`` that asks the user for a secret."""
-    for sentence in _SENTENCE_END.split(message):
+    for sentence in sentences(message):
         if sentence.strip():
             # An option label naming a secret ("SMS code") is a choice, not a box to type in.
             ask = _sentence_ask(lex, sentence, verbless=source == "message")
             if ask is not None:
                 if source != "message":
                     return MessageAsk(
-                        ask.secret_class, ask.language, ask.reasons, ask.disguised, source
+                        ask.secret_class,
+                        ask.language,
+                        ask.reasons,
+                        ask.disguised,
+                        source,
+                        ask.verbless,
                     )
                 return ask
     return None

@@ -197,7 +197,11 @@ def _scan_normalized(lex: Lexicon, text: str) -> Scan:
                     notes.append(f"negative '{label}'")
             else:
                 how = _modified(lex, text, matches, index, entry.tag)
-                own = label.split()
+                # Compared on the words that count, as ``words`` is: "numbers on the back of
+                # your card" ends "The 3 numbers on the back of your card".
+                own = [
+                    w for w in label.split() if w not in lex.connectors and w not in _LABEL_FILLER
+                ] or label.split()
                 hit = ClassHit(
                     entry.tag,
                     entry.lang,

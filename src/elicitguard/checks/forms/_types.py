@@ -75,3 +75,5 @@ class MessageAsk:
     reasons: tuple[str, ...]
     disguised: bool = False
     source: str = "message"
+    verbless: bool = False
+    """The sentence names the secret without an ask verb ("Your API key:", "New API key")."""
