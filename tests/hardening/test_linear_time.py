@@ -36,6 +36,8 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.protocol.surrogates._SURROGATE",  # one character class: linear
         "elicitguard.audit.processors._SENSITIVE_KEY",
         "elicitguard.checks.forms._message._SENTENCE_END",
+        # a bounded character reference or the reviewed sentence end above
+        "elicitguard.checks.forms._message._SENTENCE_CUT",
         "elicitguard.checks.forms._reveal._SPACED",  # each repeat consumes two fixed characters
         "elicitguard.checks.forms._reveal._SPACED_PAIR",
         "elicitguard.checks.forms._reveal._INNER_MARK",  # one character between two lookarounds

@@ -10,6 +10,7 @@ parentheses end a sentence so that "(we never store it)" does not cancel the ask
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from elicitguard.checks.forms._lexicon import Lexicon
 from elicitguard.checks.forms._scan import COURTESY, ClassHit, Scan, scan
@@ -27,19 +28,22 @@ _CHARACTER_REFERENCE = re.compile(
 """An HTML character reference ("&#119;", "&quot;"): its semicolon ends no sentence."""
 
 
+_SENTENCE_CUT = re.compile(rf"{_CHARACTER_REFERENCE.pattern}|({_SENTENCE_END.pattern})")
+"""A character reference (stepped over) or a sentence end (group 1, cut at)."""
+
+
 def sentences(message: str) -> list[str]:
     """``message`` cut at sentence ends, HTML character references kept whole so that
     "pass&#119;ord" stays one word for the disguise reading to undo."""
-    if "&" not in message or "\x00" in message:
+    if "&" not in message:
         return _SENTENCE_END.split(message)
-    refs = _CHARACTER_REFERENCE.findall(message)
-    if not refs:
-        return _SENTENCE_END.split(message)
-    pending = iter(refs)
     out: list[str] = []
-    for part in _SENTENCE_END.split(_CHARACTER_REFERENCE.sub("\x00", message)):
-        pieces = part.split("\x00")
-        out.append(pieces[0] + "".join(next(pending) + piece for piece in pieces[1:]))
+    start = 0
+    for match in _SENTENCE_CUT.finditer(message):
+        if match.group(1) is not None:
+            out.append(message[start : match.start()])
+            start = match.end()
+    out.append(message[start:])
     return out
 
 
@@ -166,14 +170,7 @@ def find_ask(lex: Lexicon, message: str, source: str = "message") -> MessageAsk 
             ask = _sentence_ask(lex, sentence, verbless=source == "message")
             if ask is not None:
                 if source != "message":
-                    return MessageAsk(
-                        ask.secret_class,
-                        ask.language,
-                        ask.reasons,
-                        ask.disguised,
-                        source,
-                        ask.verbless,
-                    )
+                    return replace(ask, source=source)
                 return ask
     return None
 
