@@ -5,14 +5,18 @@ time, never committed whole."""
 
 from __future__ import annotations
 
+import os
 import random
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from elicitguard.checks.secrets._community import (
+    ENV_SWITCH,
     KINGFISHER_RULES,
     _names_no_secret,
     _validated,
@@ -150,3 +154,27 @@ def test_words_in_camel_case_are_text() -> None:
 )
 def test_keyed_values(value: str, key: str, expected: str | None) -> None:
     assert _keyed_confidence(value, key) == expected
+
+
+def test_a_process_that_exits_mid_load_waits_for_the_background_load(tmp_path: Path) -> None:
+    """A short command reaching exit while the catalogue compiles on its thread waits for
+    it: the native load is never cut off by interpreter shutdown (a crash risk, and a
+    compile that never reaches the disk cache)."""
+    script = tmp_path / "exit_mid_load.py"
+    script.write_text(
+        "import atexit, sys\n"
+        "def check():\n"  # registered first, so it runs after elicitguard's own handlers
+        "    from elicitguard.checks.secrets import _community\n"
+        "    print('loaded' if _community._SCANNER else 'not loaded')\n"
+        "    sys.stdout.flush()\n"
+        "atexit.register(check)\n"
+        "from elicitguard.checks.secrets._community import _SCANNER, load_community_in_background\n"
+        "load_community_in_background()\n"
+        "print('started' if not _SCANNER else 'already')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != ENV_SWITCH}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["started", "loaded"]

@@ -13,7 +13,8 @@
 * ``tools/call`` of ``connect_two``: an ``InputRequiredResult`` with two URL entries (``good``
   and ``bad`` hosts from the arguments); its retry is echoed like ``echo``.
 
-A POST holding a response (the answer to ``push``) gets 202. ``GET /mcp`` is an endless SSE
+A POST holding a response (the answer to ``push``) gets 202; a body that is not JSON gets
+400 with a JSON-RPC parse error. ``GET /mcp`` is an endless SSE
 stream of comments; ``GET /stats`` tells how many such streams are open.
 """
 
@@ -60,7 +61,14 @@ async def mcp(request: Request) -> Response:
     if request.method == "GET":
         return StreamingResponse(_endless(), media_type="text/event-stream")
     body = await request.body()
-    message = json.loads(body)
+    try:
+        message = json.loads(body)
+    except ValueError:
+        # A parse error, answered as real servers answer it. Raising instead would make
+        # uvicorn close the connection after its 500 without saying so, and a client that
+        # reused it meanwhile would be reset (an intermittent ECONNRESET in the load test).
+        error = {"code": -32700, "message": "Parse error"}
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)
     method = message.get("method")
     jsonrpc_id = message.get("id")
     if method is None:
