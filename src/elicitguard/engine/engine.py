@@ -274,16 +274,19 @@ class Engine:
                     line=exception.line,
                 )
 
-    def warm_up(self) -> None:
+    def warm_up(self, *, serving: bool = True) -> None:
         """Load the data checks load on first use now (see :mod:`elicitguard.engine.warmup`).
 
         Proxies call it before serving and the linter before reading, so that the first
         elicitation does not carry a tenth of a second of loading. This engine's state is
         not touched. Never raises: a failure here only means the first real message pays.
+        ``serving`` (a proxy) compiles the community catalogue at the lowest CPU priority,
+        so that traffic never waits on it; a command (``serving=False``) at its own.
         """
         from elicitguard.checks.secrets import load_community_in_background
 
-        load_community_in_background()  # the community credential catalogue compiles meanwhile
+        # The community credential catalogue compiles meanwhile.
+        load_community_in_background(polite=serving)
         try:
             engine = Engine(self.policy, audit=AuditSink(None), keys=KeyRing.random())
             for envelope in warm_up_envelopes():

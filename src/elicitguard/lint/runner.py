@@ -190,7 +190,7 @@ class Linter:
         self.partition = partition
         self.marks = Marks()
         self._file_index = 0
-        engine.warm_up()  # load lexicons, tables and lists before the first file
+        engine.warm_up(serving=False)  # lexicons, tables and lists before the first file
         self._lane = OrdinaryLane(engine)
         self._canonical: dict[Finding, Finding] = {}
 

@@ -130,13 +130,18 @@ def load_community() -> Any:
         return _SCANNER[0]
 
 
-def load_community_in_background() -> None:
+def load_community_in_background(*, polite: bool = True) -> None:
     """Start loading the community scanner on a daemon thread (for ``Engine.warm_up``).
 
-    Startup does not wait; a scan that comes before the load ends waits for it.
+    Startup does not wait; a scan that comes before the load ends waits for it, and so
+    does interpreter exit. ``polite`` loads at the lowest CPU priority: right for a
+    server, whose traffic must not slow down meanwhile; wrong for a command such as
+    ``lint``, which is the machine's work of the moment and would wait at exit for a
+    thread that a busy machine starves.
     """
     if community_enabled() and not _SCANNER and not any(t.is_alive() for t in _LOADER):
-        loader = threading.Thread(target=_load_politely, name="community-secrets", daemon=True)
+        target = _load_politely if polite else _load
+        loader = threading.Thread(target=target, name="community-secrets", daemon=True)
         _LOADER[:] = [loader]
         loader.start()
 
@@ -149,7 +154,7 @@ def _wait_for_background_load() -> None:
     daemon thread inside native code during interpreter finalization may crash the
     process after its work is done (seen as SIGSEGV once the report was printed); a
     compile cut short also never reaches the disk cache, so the next run compiles again.
-    The wait is bounded by the load itself (about a second with a warm cache).
+    The wait is bounded by the load itself (about a second of CPU with a warm cache).
     """
     for loader in list(_LOADER):
         if loader.is_alive() and loader is not threading.current_thread():
@@ -164,6 +169,10 @@ def _load_politely() -> None:
     compiling the rule database never slows the traffic being served meanwhile."""
     with contextlib.suppress(OSError, AttributeError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    _load()
+
+
+def _load() -> None:
     with contextlib.suppress(Exception):  # a failure surfaces again on first use, loudly
         load_community()
 
