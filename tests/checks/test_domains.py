@@ -51,7 +51,6 @@ SAFE = [
     ("123.com", "digits-only ASCII label"),
     ("4you.com", "digits and letters"),
     ("evil.github.io", "unrelated site on a private suffix"),
-    ("g00gle.com", "digit-for-letter typo is not a homograph (skeleton keeps 0 distinct)"),
     # Chinese
     ("中国.cn", "Chinese, Han only"),
     ("中文网.cn", "Chinese"),
@@ -577,3 +576,47 @@ def test_tables_are_loaded_once_and_versioned() -> None:
     assert uc.unicode_version().startswith("16.")
     assert uc.script_extensions("ー") == frozenset({"Hira", "Kana"})
     assert uc.skeleton("paypaӏ") == "paypai"
+
+
+@pytest.mark.parametrize(
+    ("host", "target"),
+    [
+        ("g00gle.com", "google.com"),
+        ("micr0s0ft.com", "microsoft.com"),
+        ("g1thub.com", "github.com"),
+        ("5tripe.com", "stripe.com"),
+        ("microsoft-login.com", "microsoft.com"),
+        ("login.microsoft-account-verify.com", "microsoft.com"),
+        ("paypa1-secure.com", "paypal.com"),
+        ("secure-paypal-2024.net", "paypal.com"),
+        ("securepaypallogin.com", "paypal.com"),
+        ("githublogin.net", "github.com"),
+        ("g00gle-accounts.co.uk", "google.com"),
+        ("rnicrosoft-signin.com", "microsoft.com"),
+    ],
+)
+def test_digits_for_letters_and_brand_with_bait_are_lookalikes(host: str, target: str) -> None:
+    """A digit typed for a letter reads as that letter, and a protected brand joined to
+    sign-in or account words in the registrable label reads as the brand's domain."""
+    (issue,) = [i for i in analyze_host(host).issues if i.kind == "lookalike"]
+    assert issue.lookalike_of == target
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "google-analytics.com",  # a brand beside a word that is not bait
+        "amazon-adsystem.com",
+        "apple-pie-recipes.com",
+        "paypal.evil.example",  # a brand label as someone else's subdomain
+        "applepay.com",  # a short word glued to a brand names a product
+        "paypalsso.com",  # bait words under four letters are not read glued
+        "paypal-2024.com",  # a number alone is no bait
+        "login.microsoftonline.com",  # the protected domain itself
+        "360.cn",
+        "1und1.de",
+        "hotmail-login.example.github.io",  # the registrable label is the user's, under a private suffix
+    ],
+)
+def test_brand_beside_other_words_is_not_a_lookalike(host: str) -> None:
+    assert "lookalike" not in analyze_host(host).kinds, analyze_host(host).issues

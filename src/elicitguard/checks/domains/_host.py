@@ -223,6 +223,18 @@ def analyze_host(host: str, *, protected: frozenset[str] = frozenset()) -> HostA
                 target,
             )
         )
+    if target is None:
+        combined = _lookalike.brand_with_bait(unicode_host, registrable_unicode, index)
+        if combined is not None:
+            issues.append(
+                HostIssue(
+                    "lookalike",
+                    registrable_unicode or unicode_host,
+                    f"{unicode_host} joins the name of the protected domain {combined} to "
+                    "sign-in or account words",
+                    combined,
+                )
+            )
     embedded = _lookalike.embedded_protected(unicode_host, registrable_unicode, index)
     if embedded is not None:
         issues.append(

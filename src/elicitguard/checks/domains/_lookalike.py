@@ -19,6 +19,7 @@ suffix (``apple.stackexchange.com`` and ``microsoft.github.io`` are legitimate).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import unicodedata
 from collections.abc import Iterable
@@ -31,7 +32,9 @@ from elicitguard.checks.domains import _unicode as uc
 from elicitguard.checks.domains._unicode import lgc_only
 
 __all__ = [
+    "BAIT_WORDS",
     "ProtectedIndex",
+    "brand_with_bait",
     "build_index",
     "embedded_protected",
     "extra_skeleton",
@@ -81,12 +84,101 @@ _EXTRA = _groups(
         "—一―⸺⸻": "-",
     }
 )
-_MULTI: dict[str, tuple[str, ...]] = {"þ": ("b", "p"), "œ": ("ce", "oe"), "ł": ("l", "t")}
+_MULTI: dict[str, tuple[str, ...]] = {
+    "þ": ("b", "p"),
+    "œ": ("ce", "oe"),
+    "ł": ("l", "t"),
+    "1": ("i",),  # g1thub: a 1 for an i as well as for an l
+}
 _AFTER_MARK_REMOVAL = str.maketrans({"ł": "l", "ø": "o", "đ": "d"})
+#: Digits typed for letters (``g00gle``, ``micr0s0ft``, ``5tripe``), read on the skeleton
+#: (where UTS 39 has made ``0`` an ``O`` and ``1`` an ``l``), so that a digit and everything
+#: that looks like it read alike: one reading each, no extra skeletons.
+_DIGITS_AS_LETTERS = str.maketrans(
+    {"O": "o", "0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b"}
+)
 _MAX_MULTI_CHARS = 5
 _MAX_VARIANTS = 128
 _LABELS_TO_CHECK = 4
 _MIN_SEPARATOR_MATCH = 5
+#: Brand labels shorter than this (``live``, ``x``, ``ing``) are too common inside other
+#: names to flag a brand-plus-bait domain on.
+_MIN_BRAND = 5
+#: What phishing domains add to a brand (``paypal-secure.com``, ``microsoftlogin.com``,
+#: ``secure-g00gle-accounts.com``): the words of sign-in, account recovery and payment
+#: pages. A brand beside any other word (``google-analytics``, ``amazon-adsystem``,
+#: ``apple-pie-recipes``) is not flagged: brands own such domains, and shops name
+#: themselves after things.
+BAIT_WORDS: frozenset[str] = frozenset(
+    [
+        "login",
+        "logon",
+        "signin",
+        "signon",
+        "sign",
+        "log",
+        "in",
+        "on",
+        "secure",
+        "security",
+        "verify",
+        "verification",
+        "verified",
+        "validate",
+        "validation",
+        "confirm",
+        "confirmation",
+        "account",
+        "accounts",
+        "acct",
+        "auth",
+        "oauth",
+        "authenticate",
+        "authentication",
+        "sso",
+        "mfa",
+        "2fa",
+        "otp",
+        "password",
+        "passwords",
+        "passwd",
+        "pass",
+        "recover",
+        "recovery",
+        "unlock",
+        "unlocked",
+        "reset",
+        "restore",
+        "wallet",
+        "billing",
+        "invoice",
+        "payment",
+        "payments",
+        "pay",
+        "refund",
+        "update",
+        "updates",
+        "alert",
+        "alerts",
+        "notice",
+        "locked",
+        "suspended",
+        "limited",
+        "id",
+        "identity",
+        "access",
+        "portal",
+        "session",
+        "token",
+        "key",
+        "keys",
+        "credential",
+        "credentials",
+    ]
+)
+_MAX_BAIT_WORDS = 3
+#: The shortest bait word read glued to a brand (``paypalsso`` is not read; ``paypallogin`` is).
+_MIN_GLUED = 4
 
 
 def extra_skeleton(ch: str) -> str | None:
@@ -130,9 +222,9 @@ def host_skeletons(host: str) -> frozenset[str]:
     out: set[str] = set()
     for variant in candidates:
         mapped = "".join([_EXTRA.get(ch, ch) for ch in variant])
-        out.add(uc.skeleton(mapped))
+        out.add(uc.skeleton(mapped).translate(_DIGITS_AS_LETTERS))
         if "ӏ" in mapped:
-            out.add(uc.skeleton(mapped.replace("ӏ", "l")))
+            out.add(uc.skeleton(mapped.replace("ӏ", "l")).translate(_DIGITS_AS_LETTERS))
     return frozenset(out)
 
 
@@ -155,6 +247,11 @@ class ProtectedIndex:
     by_skeleton: dict[str, tuple[str, ...]]
     by_skeleton_no_hyphen: dict[str, tuple[str, ...]]
     runs_by_first_label: dict[str, tuple[tuple[str, ...], ...]]
+    #: Skeleton of a protected domain's brand label (``paypal`` of ``paypal.com``, five
+    #: letters or more) -> the domain it names (``.com`` first), for :func:`brand_with_bait`.
+    brands: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: The same brand skeletons by their first five characters, to find one inside a label.
+    brand_heads: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 @lru_cache(maxsize=64)
@@ -170,12 +267,27 @@ def build_index(domains: frozenset[str]) -> ProtectedIndex:
                 by_nohyphen.setdefault(skel.replace("-", ""), []).append(domain)
         labels = tuple(domain.split("."))
         runs.setdefault(labels[0], []).append(labels)
+    brands: dict[str, str] = {}
+    for domain in sorted(domains, key=lambda d: (not d.endswith(".com"), d)):
+        brand = domain.split(".")[0]
+        if len(brand) >= _MIN_BRAND and "-" not in brand:
+            for skel in host_skeletons(brand):
+                brands.setdefault(skel, domain)
     return ProtectedIndex(
         domains=domains,
         by_skeleton={k: tuple(v) for k, v in by_skel.items()},
         by_skeleton_no_hyphen={k: tuple(v) for k, v in by_nohyphen.items()},
         runs_by_first_label={k: tuple(v) for k, v in runs.items()},
+        brands=brands,
+        brand_heads=_heads(brands),
     )
+
+
+def _heads(brands: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    heads: dict[str, list[str]] = {}
+    for brand in sorted(brands, key=lambda b: (-len(b), b)):
+        heads.setdefault(brand[:_MIN_BRAND], []).append(brand)
+    return {k: tuple(v) for k, v in heads.items()}
 
 
 def is_same_or_subdomain(host: str, domain: str) -> bool:
@@ -238,3 +350,108 @@ def embedded_protected(host: str, registrable: str | None, index: ProtectedIndex
                 continue
             return ".".join(run)
     return None
+
+
+def brand_with_bait(host: str, registrable: str | None, index: ProtectedIndex) -> str | None:
+    """The protected domain whose brand the registrable domain's own label combines with
+    sign-in bait (``microsoft-login.com``, ``paypa1-secure.com``, ``githublogin.net``).
+
+    Why: after look-alikes, a brand joined to a word such as *login* or *secure* is the
+    commonest phishing host ("combosquatting"); read in skeletons, so a digit or look-alike
+    letter in the brand (``g00gle-accounts``) changes nothing. Only the registrable label
+    counts (``paypal.evil.example`` is a subdomain someone else named), only brands of five
+    letters or more, and only beside at least one bait word (numbers may come too).
+    """
+    if not registrable or not index.brands or is_covered(host, index.domains):
+        return None
+    depth = registrable.count(".") + 1
+    bait, glued = _bait_skeletons()
+    # Numbers as written (the skeleton reads their digits as letters): ``paypal-secure-2024``.
+    raw = [t for t in registrable.split(".")[0].split("-") if t]
+    for skel in host_skeletons(host):  # cached: the look-alike check computed them
+        labels = skel.split(".")
+        if len(labels) < depth:
+            continue
+        label = labels[-depth]
+        if "-" not in label and len(label) < _MIN_BRAND + _MIN_GLUED:
+            continue
+        tokens = [t for t in label.split("-") if t]
+        if len(tokens) == len(raw):
+            tokens = [r if r.isdigit() else t for r, t in zip(raw, tokens, strict=True)]
+        for i, token in enumerate(tokens):
+            hit = index.brands.get(token)
+            rest = tokens[:i] + tokens[i + 1 :]
+            if hit is not None and _bait_only(rest, bait):
+                return hit
+            glued_here = hit is None and len(token) >= _MIN_BRAND + _MIN_GLUED
+            if glued_here and (not rest or _bait_only(rest, bait)):
+                found = _glued_brand(token, index, glued)
+                if found is not None:
+                    return found
+    return None
+
+
+#: Bait words too short or too common to strip from a glued label (``applepay``,
+#: ``googlepass`` and ``amazonkey`` are names, not bait).
+_NOT_GLUED = frozenset(
+    [
+        "sign",
+        "log",
+        "in",
+        "on",
+        "id",
+        "pay",
+        "pass",
+        "key",
+        "keys",
+        "token",
+        "access",
+        "portal",
+        "update",
+        "updates",
+    ]
+)
+
+
+@lru_cache(maxsize=1)
+def _bait_skeletons() -> tuple[frozenset[str], frozenset[str]]:
+    """The bait words as skeletons (``confirm`` reads ``confirrn``), and those that may be
+    glued to a brand."""
+    bait = frozenset(uc.skeleton(w) for w in BAIT_WORDS)
+    glued = {uc.skeleton(w) for w in BAIT_WORDS - _NOT_GLUED}
+    return bait, frozenset(w for w in glued if len(w) >= _MIN_GLUED)
+
+
+def _bait_only(parts: list[str], bait: frozenset[str]) -> bool:
+    """One to three parts, every one a bait word or a number, at least one a word."""
+    return (
+        0 < len(parts) <= _MAX_BAIT_WORDS
+        and all(p in bait or p.isdigit() for p in parts)
+        and any(not p.isdigit() for p in parts)
+    )
+
+
+def _glued_brand(token: str, index: ProtectedIndex, glued: frozenset[str]) -> str | None:
+    """A brand written with bait words glued before or after it, at most two in all
+    (``paypalsecure``, ``securepaypallogin``, ``rnicrosoftaccountlogin``)."""
+    heads = index.brand_heads
+    for at in range(len(token) - _MIN_BRAND + 1):
+        for brand in heads.get(token[at : at + _MIN_BRAND], ()):
+            if not token.startswith(brand, at):
+                continue
+            before, after = token[:at], token[at + len(brand) :]
+            if (before or after) and _glued_words(before, glued) + _glued_words(after, glued) <= 2:
+                return index.brands[brand]
+    return None
+
+
+def _glued_words(text: str, glued: frozenset[str]) -> int:
+    """How many glued bait words ``text`` is (0 when empty; 3, too many, when it is not)."""
+    if not text:
+        return 0
+    if text in glued:
+        return 1
+    for cut in range(_MIN_GLUED, len(text) - _MIN_GLUED + 1):
+        if text[:cut] in glued and text[cut:] in glued:
+            return 2
+    return 3
