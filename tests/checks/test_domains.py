@@ -593,6 +593,9 @@ def test_tables_are_loaded_once_and_versioned() -> None:
         ("githublogin.net", "github.com"),
         ("g00gle-accounts.co.uk", "google.com"),
         ("rnicrosoft-signin.com", "microsoft.com"),
+        ("paypal.secure-login.com", "paypal.com"),
+        ("www.microsoft.accountverify.net", "microsoft.com"),
+        ("github.login.io", "github.com"),
     ],
 )
 def test_digits_for_letters_and_brand_with_bait_are_lookalikes(host: str, target: str) -> None:
@@ -615,7 +618,10 @@ def test_digits_for_letters_and_brand_with_bait_are_lookalikes(host: str, target
         "login.microsoftonline.com",  # the protected domain itself
         "360.cn",
         "1und1.de",
-        "hotmail-login.example.github.io",  # the registrable label is the user's, under a private suffix
+        "hotmail-login.example.github.io",
+        "paypal.evil.example",
+        "github.auth0.com",  # a brand as a subdomain of a domain with a name of its own
+        "google.okta.com",  # the registrable label is the user's, under a private suffix
     ],
 )
 def test_brand_beside_other_words_is_not_a_lookalike(host: str) -> None:

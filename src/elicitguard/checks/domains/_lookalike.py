@@ -177,6 +177,30 @@ BAIT_WORDS: frozenset[str] = frozenset(
     ]
 )
 _MAX_BAIT_WORDS = 3
+#: Brand labels that are everyday words sites use beside bait words for their own pages
+#: (``secure-checkout``, ``crypto-wallet``, ``square-payment``, ``login.gov``'s ``login``):
+#: the skeleton check still covers their look-alikes, the brand-with-bait check does not.
+_NOT_BRANDS = BAIT_WORDS | frozenset(
+    [
+        "checkout",
+        "crypto",
+        "discover",
+        "force",
+        "medium",
+        "monday",
+        "render",
+        "segment",
+        "square",
+        "target",
+        "threads",
+        "linear",
+        "signal",
+        "python",
+        "elastic",
+        "booking",
+        "railway",
+    ]
+)
 #: The shortest bait word read glued to a brand (``paypalsso`` is not read; ``paypallogin`` is).
 _MIN_GLUED = 4
 
@@ -270,7 +294,7 @@ def build_index(domains: frozenset[str]) -> ProtectedIndex:
     brands: dict[str, str] = {}
     for domain in sorted(domains, key=lambda d: (not d.endswith(".com"), d)):
         brand = domain.split(".")[0]
-        if len(brand) >= _MIN_BRAND and "-" not in brand:
+        if len(brand) >= _MIN_BRAND and "-" not in brand and brand not in _NOT_BRANDS:
             for skel in host_skeletons(brand):
                 brands.setdefault(skel, domain)
     return ProtectedIndex(
@@ -360,7 +384,9 @@ def brand_with_bait(host: str, registrable: str | None, index: ProtectedIndex) -
     commonest phishing host ("combosquatting"); read in skeletons, so a digit or look-alike
     letter in the brand (``g00gle-accounts``) changes nothing. Only the registrable label
     counts (``paypal.evil.example`` is a subdomain someone else named), only brands of five
-    letters or more, and only beside at least one bait word (numbers may come too).
+    letters or more, and only beside at least one bait word (numbers may come too). A
+    brand label as a subdomain counts only under a domain named in nothing but bait words
+    (``paypal.secure-login.com``, ``microsoft.accountverify.net``).
     """
     if not registrable or not index.brands or is_covered(host, index.domains):
         return None
@@ -373,11 +399,19 @@ def brand_with_bait(host: str, registrable: str | None, index: ProtectedIndex) -
         if len(labels) < depth:
             continue
         label = labels[-depth]
-        if "-" not in label and len(label) < _MIN_BRAND + _MIN_GLUED:
-            continue
         tokens = [t for t in label.split("-") if t]
         if len(tokens) == len(raw):
             tokens = [r if r.isdigit() else t for r, t in zip(raw, tokens, strict=True)]
+        # A brand as a subdomain of a domain named only in bait words: paypal.secure-login.com.
+        if depth < len(labels) and (
+            _bait_only(tokens, bait) or (len(tokens) == 1 and _glued_words(tokens[0], glued) <= 2)
+        ):
+            for sub in labels[:-depth]:
+                hit = index.brands.get(sub)
+                if hit is not None:
+                    return hit
+        if "-" not in label and len(label) < _MIN_BRAND + _MIN_GLUED:
+            continue
         for i, token in enumerate(tokens):
             hit = index.brands.get(token)
             rest = tokens[:i] + tokens[i + 1 :]
