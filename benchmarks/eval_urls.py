@@ -12,6 +12,11 @@ Two data sets, both copied from public peers' test suites with their provenance 
   targets on the user's own network, protected names in paths, and harmless OAuth and
   ordinary URLs (provenance in the file); written after the EG307/EG308 code, scored once.
 
+* ``data/brand_host_cases.tsv``: real phishing hosts that name a protected brand, sampled from
+  the public Phishing.Database feed, against Chromium's list of the popular sites its
+  look-alike heuristics protect (every one a real site's own domain, so a control); written
+  after the EG404 brand checks, scored once on both halves.
+
 A third set measures decoding: every URL of the EG303, EG304 and EG305 rule cases (ours,
 written from vendor documentation) is rewritten the ways an attacker hides a value (each query
 value percent-encoded twice and three times, the query base64-wrapped under a neutral name,
@@ -54,6 +59,7 @@ ENCODED_RULES = ("EG303", "EG304", "EG305")
 HOSTS = HERE / "data" / "url_host_cases.tsv"
 IDN = HERE / "data" / "chromium_idn_cases.tsv"
 URL_MODE = HERE / "data" / "url_mode_cases.tsv"
+BRAND_HOSTS = HERE / "data" / "brand_host_cases.tsv"
 NOT_SCORED = frozenset({"chromium_top_domains"})
 SESSION = "eval-urls"
 
@@ -98,6 +104,13 @@ def url_mode_rows() -> list[Row]:
     for url, label, cls, source, *rule in _lines(URL_MODE):
         rows.append(Row(url, label == "attack", cls, source, rule[0] if rule else None))
     return rows
+
+
+def brand_host_rows() -> list[Row]:
+    return [
+        Row(f"https://{host}/", label == "attack", cls, source)
+        for host, label, cls, source in _lines(BRAND_HOSTS)
+    ]
 
 
 def _case_urls(code: str) -> list[tuple[str, bool]]:
@@ -234,7 +247,8 @@ def report(name: str, rows: list[Row], engine: Engine, misses: bool) -> dict[str
         print(f"-- {which} half ({len(part)} rows)")
         for cls in sorted(caught):
             ok, n = caught[cls]
-            word = "passed" if cls in ("legit", "canonical_host", "url_mode_control") else "caught"
+            passing = ("legit", "canonical_host", "url_mode_control", "top_domain")
+            word = "passed" if cls in passing else "caught"
             extra = " (not scored)" if cls in NOT_SCORED else ""
             print(f"   {cls:24} {word} {ok:3}/{n:<3} = {ok / n:.3f}{extra}")
         recall = tp / (tp + fn) if tp + fn else 1.0
@@ -264,6 +278,13 @@ def main(argv: list[str]) -> int:
     report(
         "URL-mode targets: local network, script URLs and open redirects, protected names in paths",
         url_mode_rows(),
+        engine,
+        misses,
+    )
+    report(
+        "look-alike hosts: phishing hosts naming a brand (Phishing.Database), popular sites"
+        " (Chromium top domains)",
+        brand_host_rows(),
         engine,
         misses,
     )

@@ -596,6 +596,12 @@ def test_tables_are_loaded_once_and_versioned() -> None:
         ("paypal.secure-login.com", "paypal.com"),
         ("www.microsoft.accountverify.net", "microsoft.com"),
         ("github.login.io", "github.com"),
+        ("my-account-paypal.ngineers.com", "paypal.com"),  # brand and bait in a subdomain
+        ("apple-center-services.com", "apple.com"),
+        ("icloud-support.work", "icloud.com"),
+        ("binancegiveaway.com", "binance.com"),
+        ("apple-id-9217618412148e11e-appstore.com", "apple.com"),  # a campaign id is noise
+        ("icloud-apple-id-security-restore.example.net", "icloud.com"),  # two brands, bait
     ],
 )
 def test_digits_for_letters_and_brand_with_bait_are_lookalikes(host: str, target: str) -> None:
@@ -619,9 +625,12 @@ def test_digits_for_letters_and_brand_with_bait_are_lookalikes(host: str, target
         "360.cn",
         "1und1.de",
         "hotmail-login.example.github.io",
-        "paypal.evil.example",
         "github.auth0.com",  # a brand as a subdomain of a domain with a name of its own
-        "google.okta.com",  # the registrable label is the user's, under a private suffix
+        "google.okta.com",
+        "gitlab.company.com",  # self-hosted instances are named after the product
+        "github.corp.example.com",
+        "slack-bridge.mycompany.com",
+        "santanderbank.com",  # "bank" is not bait: banks own such names  # the registrable label is the user's, under a private suffix
     ],
 )
 def test_brand_beside_other_words_is_not_a_lookalike(host: str) -> None:

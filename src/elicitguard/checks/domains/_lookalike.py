@@ -174,9 +174,68 @@ BAIT_WORDS: frozenset[str] = frozenset(
         "keys",
         "credential",
         "credentials",
+        # The words of support, account-care and giveaway pages (``apple-center-services``,
+        # ``binancegiveaway``, ``icloud-support``, ``apple-findmyiphone``).
+        "support",
+        "suporte",
+        "soporte",
+        "service",
+        "services",
+        "servicio",
+        "help",
+        "helpline",
+        "helpdesk",
+        "care",
+        "center",
+        "centre",
+        "customer",
+        "client",
+        "official",
+        "team",
+        "inc",
+        "setup",
+        "info",
+        "mail",
+        "email",
+        "web",
+        "webapp",
+        "app",
+        "apps",
+        "appstore",
+        "store",
+        "my",
+        "find",
+        "findmy",
+        "iphone",
+        "locate",
+        "location",
+        "located",
+        "giveaway",
+        "promo",
+        "gift",
+        "reward",
+        "rewards",
+        "bonus",
+        "claim",
+        "claims",
+        "airdrop",
+        "sms",
+        "check",
+        "safe",
+        "protect",
+        "protection",
+        "redirect",
+        "manage",
+        "manager",
+        "management",
+        "user",
+        "users",
+        "data",
+        "status",
+        "review",
     ]
 )
-_MAX_BAIT_WORDS = 3
+_MAX_BAIT_WORDS = 6
 #: Brand labels that are everyday words sites use beside bait words for their own pages
 #: (``secure-checkout``, ``crypto-wallet``, ``square-payment``, ``login.gov``'s ``login``):
 #: the skeleton check still covers their look-alikes, the brand-with-bait check does not.
@@ -377,51 +436,89 @@ def embedded_protected(host: str, registrable: str | None, index: ProtectedIndex
 
 
 def brand_with_bait(host: str, registrable: str | None, index: ProtectedIndex) -> str | None:
-    """The protected domain whose brand the registrable domain's own label combines with
-    sign-in bait (``microsoft-login.com``, ``paypa1-secure.com``, ``githublogin.net``).
+    """The protected domain whose brand a label of the host joins to bait words
+    (``microsoft-login.com``, ``paypa1-secure.com``, ``my-account-paypal.example.net``).
 
-    Why: after look-alikes, a brand joined to a word such as *login* or *secure* is the
-    commonest phishing host ("combosquatting"); read in skeletons, so a digit or look-alike
-    letter in the brand (``g00gle-accounts``) changes nothing. Only the registrable label
-    counts (``paypal.evil.example`` is a subdomain someone else named), only brands of five
-    letters or more, and only beside at least one bait word (numbers may come too). A
-    brand label as a subdomain counts only under a domain named in nothing but bait words
-    (``paypal.secure-login.com``, ``microsoft.accountverify.net``).
+    Why: after look-alikes, a brand joined to a word such as *login*, *secure* or
+    *support* is the commonest phishing host ("combosquatting"); read in skeletons, so a
+    digit or look-alike letter in the brand (``g00gle-accounts``) changes nothing. Only
+    brands of five letters or more, and only when every other part of the label is a bait
+    word, a number or campaign id, or another brand (at least one bait word). A brand label
+    alone as a subdomain counts only under a domain named in nothing but bait words
+    (``paypal.secure-login.com``); under a domain with a name of its own
+    (``paypal.evil.example``, ``gitlab.company.com``) it is how self-hosted instances and
+    tenants are named.
     """
     if not registrable or not index.brands or is_covered(host, index.domains):
         return None
     depth = registrable.count(".") + 1
     bait, glued = _bait_skeletons()
-    # Numbers as written (the skeleton reads their digits as letters): ``paypal-secure-2024``.
-    raw = [t for t in registrable.split(".")[0].split("-") if t]
+    written = host.split(".")
     for skel in host_skeletons(host):  # cached: the look-alike check computed them
-        labels = skel.split(".")
-        if len(labels) < depth:
+        if not _names_a_brand(skel, index.brand_heads):
             continue
-        label = labels[-depth]
-        tokens = [t for t in label.split("-") if t]
-        if len(tokens) == len(raw):
-            tokens = [r if r.isdigit() else t for r, t in zip(raw, tokens, strict=True)]
+        labels = skel.split(".")
+        if len(labels) < depth or len(labels) != len(written):
+            continue
+        parts = [_tokens(label, raw) for label, raw in zip(labels, written, strict=True)]
+        own = parts[-depth]
         # A brand as a subdomain of a domain named only in bait words: paypal.secure-login.com.
         if depth < len(labels) and (
-            _bait_only(tokens, bait) or (len(tokens) == 1 and _glued_words(tokens[0], glued) <= 2)
+            _bait_only(own, bait) or (len(own) == 1 and _glued_words(own[0], glued) <= 2)
         ):
             for sub in labels[:-depth]:
                 hit = index.brands.get(sub)
                 if hit is not None:
                     return hit
-        if "-" not in label and len(label) < _MIN_BRAND + _MIN_GLUED:
-            continue
-        for i, token in enumerate(tokens):
-            hit = index.brands.get(token)
-            rest = tokens[:i] + tokens[i + 1 :]
-            if hit is not None and _bait_only(rest, bait):
+        # The registrable label, or a subdomain label, joining a brand to bait words:
+        # microsoft-login.com, my-account-paypal.example.net.
+        for tokens in parts[: len(parts) - depth + 1]:
+            hit = _brand_among(tokens, index, bait, glued)
+            if hit is not None:
                 return hit
-            glued_here = hit is None and len(token) >= _MIN_BRAND + _MIN_GLUED
-            if glued_here and (not rest or _bait_only(rest, bait)):
-                found = _glued_brand(token, index, glued)
-                if found is not None:
-                    return found
+    return None
+
+
+def _names_a_brand(skel: str, heads: dict[str, tuple[str, ...]]) -> bool:
+    """Whether a brand's first five letters occur anywhere: most hosts name none."""
+    return any(skel[at : at + _MIN_BRAND] in heads for at in range(len(skel) - _MIN_BRAND + 1))
+
+
+def _tokens(label: str, written: str) -> list[str]:
+    """The hyphen-separated parts of a skeleton label, with numbers and digit-laden noise
+    (``2024``, ``id27945``) as written: the skeleton reads their digits as letters."""
+    tokens = [t for t in label.split("-") if t]
+    raw = [t for t in written.split("-") if t]
+    if len(tokens) != len(raw):
+        return tokens
+    return [_NOISE if _noise(r) else t for r, t in zip(raw, tokens, strict=True)]
+
+
+_NOISE = "0"
+
+
+def _noise(token: str) -> bool:
+    """A number, or letters and digits mixed as campaign ids are (``id27945``, ``9e11e``)."""
+    digits = sum(c.isdigit() for c in token)
+    return digits == len(token) or (digits >= 3 and digits * 2 >= len(token))
+
+
+def _brand_among(
+    tokens: list[str], index: ProtectedIndex, bait: frozenset[str], glued: frozenset[str]
+) -> str | None:
+    """The brand among ``tokens`` whose every other token is bait, noise or another brand."""
+    if len(tokens) == 1 and len(tokens[0]) < _MIN_BRAND + _MIN_GLUED:
+        return None
+    for i, token in enumerate(tokens):
+        hit = index.brands.get(token)
+        rest = [t for t in tokens[:i] + tokens[i + 1 :] if t not in index.brands]
+        if hit is not None and _bait_only(rest, bait):
+            return hit
+        glued_here = hit is None and len(token) >= _MIN_BRAND + _MIN_GLUED
+        if glued_here and (not rest or _bait_only(rest, bait)):
+            found = _glued_brand(token, index, glued)
+            if found is not None:
+                return found
     return None
 
 
@@ -443,6 +540,25 @@ _NOT_GLUED = frozenset(
         "portal",
         "update",
         "updates",
+        "app",
+        "apps",
+        "web",
+        "my",
+        "inc",
+        "sms",
+        "mail",
+        "email",
+        "store",
+        "care",
+        "team",
+        "help",
+        "find",
+        "info",
+        "data",
+        "user",
+        "users",
+        "check",
+        "safe",
     ]
 )
 
@@ -457,16 +573,16 @@ def _bait_skeletons() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _bait_only(parts: list[str], bait: frozenset[str]) -> bool:
-    """One to three parts, every one a bait word or a number, at least one a word."""
+    """One to six parts, every one a bait word or noise, at least one a word."""
     return (
         0 < len(parts) <= _MAX_BAIT_WORDS
-        and all(p in bait or p.isdigit() for p in parts)
-        and any(not p.isdigit() for p in parts)
+        and all(p in bait or p == _NOISE for p in parts)
+        and any(p != _NOISE for p in parts)
     )
 
 
 def _glued_brand(token: str, index: ProtectedIndex, glued: frozenset[str]) -> str | None:
-    """A brand written with bait words glued before or after it, at most two in all
+    """A brand written with bait words glued before or after it, at most three in all
     (``paypalsecure``, ``securepaypallogin``, ``rnicrosoftaccountlogin``)."""
     heads = index.brand_heads
     for at in range(len(token) - _MIN_BRAND + 1):
@@ -474,18 +590,22 @@ def _glued_brand(token: str, index: ProtectedIndex, glued: frozenset[str]) -> st
             if not token.startswith(brand, at):
                 continue
             before, after = token[:at], token[at + len(brand) :]
-            if (before or after) and _glued_words(before, glued) + _glued_words(after, glued) <= 2:
+            if (before or after) and _glued_words(before, glued) + _glued_words(after, glued) <= 3:
                 return index.brands[brand]
     return None
 
 
-def _glued_words(text: str, glued: frozenset[str]) -> int:
-    """How many glued bait words ``text`` is (0 when empty; 3, too many, when it is not)."""
+def _glued_words(text: str, glued: frozenset[str], most: int = 3) -> int:
+    """How many glued bait words ``text`` is (0 when empty; ``most + 1`` when it is not
+    made of at most ``most`` of them)."""
     if not text:
         return 0
     if text in glued:
         return 1
-    for cut in range(_MIN_GLUED, len(text) - _MIN_GLUED + 1):
-        if text[:cut] in glued and text[cut:] in glued:
-            return 2
-    return 3
+    if most > 1:
+        for cut in range(_MIN_GLUED, len(text) - _MIN_GLUED + 1):
+            if text[:cut] in glued:
+                rest = _glued_words(text[cut:], glued, most - 1)
+                if rest < most:
+                    return 1 + rest
+    return most + 1
