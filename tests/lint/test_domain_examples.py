@@ -31,7 +31,8 @@ PLANTED = {
     "2026-07-28-domain-violations": {
         (4, "EG404"),  # rnicrosoft.com (ASCII look-alike)
         (8, "EG401"),  # bücher.de: legitimate, only recorded
-        (12, "EG406"),  # accounts.google.com.secure-login.example
+        (12, "EG404"),  # accounts.google.com.secure-login.example: google under bait words ...
+        (12, "EG406"),  # ... and a protected domain spelled inside another
         (16, "EG401"),  # пример.рф: legitimate, only recorded
         (20, "EG401"),  # all-Cyrillic paypal.com (recorded) ...
         (20, "EG403"),  # ... whole-script confusable ...
