@@ -507,8 +507,6 @@ def _brand_among(
     tokens: list[str], index: ProtectedIndex, bait: frozenset[str], glued: frozenset[str]
 ) -> str | None:
     """The brand among ``tokens`` whose every other token is bait, noise or another brand."""
-    if len(tokens) == 1 and len(tokens[0]) < _MIN_BRAND + _MIN_GLUED:
-        return None
     for i, token in enumerate(tokens):
         hit = index.brands.get(token)
         rest = [t for t in tokens[:i] + tokens[i + 1 :] if t not in index.brands]
