@@ -254,12 +254,19 @@ def _best(ev: _Evidence, classes: frozenset[str]) -> str | None:
     return max(found, key=lambda c: (ev.scores[c], -PRIORITY.index(c)))
 
 
+def _is_one_word(title: str) -> bool:
+    """Whether a title is one word, read as an identifier: a server that writes its key as the
+    title ("userPassword", "AccountPassword") shows the user that word, so its camelCase is
+    split as a key's is. A title of several words is prose and keeps its own capitals."""
+    return bool(title) and not any(ch.isspace() for ch in title)
+
+
 @lru_cache(maxsize=8192)
 def classify_field(
     lex: Lexicon, key: str, title: str, desc: str, shape: Shape, ctx: FormContext
 ) -> FieldVerdict:
     """Classify one property (cached: servers repeat their forms)."""
-    scans = (scan(lex, key, True), scan(lex, title), scan(lex, desc))
+    scans = (scan(lex, key, True), scan(lex, title, _is_one_word(title)), scan(lex, desc))
     ev = _gather(scans, shape, ctx)
     _apply_type_rules(ev, shape, scans, ctx)
     secret = _best(ev, _SECRET_RAW)
