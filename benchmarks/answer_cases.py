@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import hashlib
 import json
 import random
@@ -405,6 +406,46 @@ def build(seed: int = 20261201) -> list[dict[str, Any]]:
         for sentence in negatives:
             cases.append(_case({"comment": sentence}, {"comment": "Comment"}, 0, "prose", lang))
     cases.extend(_code_cases(_Tokens(seed + 1)))
+    cases.extend(_cipher_cases(_Tokens(seed + 2)))
+    return cases
+
+
+def _cipher_cases(t: _Tokens) -> list[dict[str, Any]]:
+    """Tokens under ROT13, in base32, and cut into string literals joined again in code
+    (``"ghp_…" + "…"``, PHP's ``.``, C's adjacent literals), beside the same treatment of
+    ordinary text. Their own generator, so that adding them leaves every earlier case as it
+    was; they were written after the readings that catch them."""
+    notes = {"notes": "Notes"}
+    cases: list[dict[str, Any]] = []
+    for _round in range(2):
+        for _kind, token in t.all():
+            cut = len(token) // 3
+            for cls, text in (
+                ("rot13", codecs.encode(token, "rot13")),
+                ("encoded-base32", base64.b32encode(token.encode()).decode()),
+                ("concatenated", f'key = "{token[:cut]}" + "{token[cut:]}"'),
+                ("concatenated", f"$k = '{token[:cut]}' . '{token[cut:]}';"),
+                ("concatenated", f'"{token[:cut]}" "{token[cut : 2 * cut]}" "{token[2 * cut :]}"'),
+            ):
+                cases.append(_case({"notes": text}, notes, 1, cls, None))
+    for text in (
+        "Meet me at the north gate at 7pm",
+        "invoice 2024-118 paid in full",
+        "uryyb jbeyq, guvf vf n grfg zrffntr 123456789",
+        "Gur cnffjbeq vf va gur inhyg",
+    ):
+        for cls, shown in (
+            ("rot13", codecs.encode(text, "rot13")),
+            ("encoded-base32", base64.b32encode(text.encode()).decode()),
+        ):
+            cases.append(_case({"notes": shown}, notes, 0, cls, None))
+    for text in (
+        'greeting = "Hello, " + "world"',
+        "name = 'John' . ' ' . 'Smith';",
+        "SELECT 'order_' || 'archive_2024' FROM t",
+        '"release-" "2024.06" "-final"',
+    ):
+        cases.append(_case({"notes": text}, notes, 0, "concatenated", None))
     return cases
 
 

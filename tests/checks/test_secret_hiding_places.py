@@ -7,6 +7,7 @@ token carries a valid CRC32.
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 import random
 import string
@@ -72,6 +73,12 @@ ENCODINGS = {
     "html entities": lambda t: "".join(f"&#{ord(c)};" for c in t),
     "unicode escapes": lambda t: "".join(f"\\u{ord(c):04x}" for c in t),
     "base64 of hex": lambda t: base64.b64encode(t.encode().hex().encode()).decode(),
+    "base32": lambda t: base64.b32encode(t.encode()).decode(),
+    "base32 without padding": lambda t: base64.b32encode(t.encode()).decode().rstrip("="),
+    "two literals joined with +": lambda t: f'token = "{t[:10]}" + "{t[10:]}"',
+    "literals joined with PHP's dot": lambda t: f"$t = '{t[:7]}' . '{t[7:20]}' . '{t[20:]}';",
+    "adjacent C literals": lambda t: f'"{t[:12]}" "{t[12:]}"',
+    "literals joined with SQL's ||": lambda t: f"SELECT '{t[:15]}' || '{t[15:]}'",
 }
 
 
@@ -110,6 +117,10 @@ def test_decoding_is_bounded() -> None:
         _twice_percent("a b/c & d"),
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
         json.dumps({"theme": "dark", "lang": "en"}),
+        base64.b32encode(b"invoice 2024-118 paid in full").decode(),
+        "JBSWY3DPEHPK3PXP",  # a TOTP seed from the RFC's examples: binary once decoded
+        'greeting = "Hello, " + "world"',
+        "Gur cnffjbeq vf va gur inhyg",  # ROT13 of a sentence about a password
     ],
 )
 def test_ordinary_encoded_text_is_quiet(text: str) -> None:
@@ -180,6 +191,26 @@ PROSE_POSITIVES = [
 ]
 
 
+@pytest.mark.parametrize(
+    "template",
+    [
+        "La contraseña de mi correo es {pw}",
+        "Hasło do konta: {pw}",
+        "Пароль від пошти {pw}",
+        "Das Passwort für mein Konto ist {pw}",
+        "Le mot de passe de mon compte est {pw}",
+        "A senha do meu email é {pw}",
+        "La password del mio account è {pw}",
+        "Пароль от почты {pw}",
+        "Banka şifrem {pw}",
+    ],
+)
+def test_prose_names_what_the_password_is_for(template: str) -> None:
+    """The noun, then what the password is for (mail, account, bank), then the value."""
+    text = template.format(pw=password())
+    assert scan_prose(text), text
+
+
 @pytest.mark.parametrize(("language", "template"), PROSE_POSITIVES)
 def test_prose_hands_over_a_secret(language: str, template: str) -> None:
     text = template.format(pw=password())
@@ -204,6 +235,10 @@ def test_prose_hands_over_a_secret(language: str, template: str) -> None:
         "my password is v2.14.3",
         "Ich habe mein Passwort vergessen",
         "비밀번호를 잊어버렸어요",
+        "https://example.com/search?q=password+reset&page=2",
+        "La contraseña de mi correo es segura",
+        "the password for my bank account was reset yesterday",
+        "Hasło do konta zostało zmienione",
     ],
 )
 def test_prose_without_a_secret_is_quiet(text: str) -> None:
@@ -236,6 +271,10 @@ def test_fillers_and_identifiers_are_not_credentials() -> None:
 # --------------------------------------------------------------------------- disguised letters
 
 
+def _rot13(text: str) -> str:
+    return codecs.encode(text, "rot13")
+
+
 @pytest.mark.parametrize(
     ("disguise", "how"),
     [
@@ -246,6 +285,8 @@ def test_fillers_and_identifiers_are_not_credentials() -> None:
         (lambda t: t.replace("p", "\u0440", 1), "decoded"),  # Cyrillic er
         (lambda t: t[::-1], "decoded"),
         (lambda t: "here, backwards: " + t[::-1], "decoded"),
+        (lambda t: _rot13(t), "decoded"),
+        (lambda t: "rot13: " + _rot13(t), "decoded"),
     ],
 )
 def test_disguised_tokens_are_read_as_they_look(disguise, how) -> None:

@@ -167,6 +167,18 @@ POSITIVES = [
         ),
         "private-key",
     ),
+    # PuTTY key file: the private lines after the public ones
+    (
+        lambda: (
+            "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 2\n"
+            + rand(64, ALNUM + "+/")
+            + "\nPrivate-Lines: 1\n"
+            + rand(48, ALNUM + "+/")
+            + "\nPrivate-MAC: "
+            + rand(64, HEX)
+        ),
+        "putty-private-key",
+    ),
     # Postgres URL with password
     (lambda: "postgres://app:" + rand(14) + "@db.internal:5432/prod", "database-url-password"),
     # MongoDB SRV URL with password

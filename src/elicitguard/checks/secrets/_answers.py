@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -138,6 +139,9 @@ def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
     backwards = _backwards(text)
     if backwards is not None:
         return backwards
+    rotated = _rotated(text)
+    if rotated is not None:
+        return rotated
     found = _direct(text, None)
     if found is not None and found[1] != "value":
         return HiddenSecret(found[0], found[1], found[2])
@@ -183,6 +187,18 @@ def _backwards(text: str) -> HiddenSecret | None:
         return None
     reversed_text = text[::-1]
     match = _best(scan_text(reversed_text)) or _best(scan_glued(reversed_text))
+    return HiddenSecret(match, "decoded", None) if match is not None else None
+
+
+def _rotated(text: str) -> HiddenSecret | None:
+    """A token under ROT13 (``tuc_…`` for ``ghp_…``), the one letter cipher anyone can apply
+    by hand or with ``tr``: the catalogue's formats read the letters turned back. Only the
+    catalogue, as for :func:`_backwards`: a vendor's prefix and shape do not appear by chance
+    in the rotation of ordinary text."""
+    if _TOKEN_RUN_RE.search(text) is None:
+        return None
+    turned = codecs.encode(text, "rot13")
+    match = _best(scan_text(turned)) or _best(scan_glued(turned))
     return HiddenSecret(match, "decoded", None) if match is not None else None
 
 

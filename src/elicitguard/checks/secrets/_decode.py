@@ -1,11 +1,12 @@
 """Bounded, repeated decoding: the other readings of a value that hides another value.
 
 Why: a user (or a hostile form default) can carry a credential percent-encoded twice, in
-base64 or base64url, in hex, as JSON inside a string, behind HTML character references
-and backslash escapes, or with look-alike letters from another script; a scanner that reads only the literal string lets all of those
-through. :func:`readings` returns every decoded text reachable in a few steps, each step
-bounded in depth, count and size, so hostile input costs at most a fixed multiple of its
-length. A decoded text counts only when it is printable UTF-8: random key material and
+base64, base64url, base32 or hex, as JSON inside a string, behind HTML character references
+and backslash escapes, as a string literal cut in two and joined again in code, or with
+look-alike letters from another script; a scanner that reads only the literal string lets
+all of those through. :func:`readings` returns every decoded text reachable in a few
+steps, each step bounded in depth, count and size, so hostile input costs at most a fixed
+multiple of its length. A decoded text counts only when it is printable UTF-8: random key material and
 hashes decode to binary and are dropped, and base64 of ordinary text decodes to ordinary
 text, which the scanners then judge like any other.
 """
@@ -17,7 +18,7 @@ import binascii
 import functools
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 from urllib.parse import unquote
 
@@ -36,6 +37,13 @@ _MAX_RUNS: Final = 8
 _PERCENT_RE: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 _B64_RUN_RE: Final = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX_RUN_RE: Final = re.compile(r"(?:[0-9A-Fa-f]{2}){8,}")
+_B32_RUN_RE: Final = re.compile(r"[A-Z2-7]{16,}={0,6}")
+#: A string literal cut in two and joined again in code: ``"ghp_R7tX" + "q2Lm…"`` (``+`` in
+#: most languages, ``.`` in PHP and Perl, ``..`` in Lua, ``&`` in VB, ``||`` in SQL, nothing
+#: in C and Python), with token characters on both sides of the cut.
+_CONCAT_RE: Final = re.compile(
+    r"(?<=[A-Za-z0-9_+/=-])([\"'])\s*+(?:\+|\.\.?|&|\|\|)?\s*+\1(?=[A-Za-z0-9_+/=-])"
+)
 _ESCAPE_RE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[\\\"'/nrt])")
 _SIMPLE_ESCAPES: Final = {"n": "\n", "r": "\r", "t": "\t"}
 #: A line break inside a token: a run of at least 8 token characters before it (never
@@ -64,12 +72,25 @@ def _printable(raw: bytes) -> str | None:
 
 
 def _b64(run: str) -> str | None:
+    if run.isalpha() or run.isdigit():
+        return None  # a word or a number, not an encoding
     core = run.rstrip("=")
     if len(core) % 4 == 1:
         return None
     padded = core + "=" * (-len(core) % 4)
     try:
         raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _printable(raw)
+
+
+def _b32(run: str) -> str | None:
+    core = run.rstrip("=")
+    if len(core) % 8 in (1, 3, 6):
+        return None
+    try:
+        raw = base64.b32decode(core + "=" * (-len(core) % 8))
     except (binascii.Error, ValueError):
         return None
     return _printable(raw)
@@ -154,6 +175,14 @@ def _regroup(word: str) -> str | None:
     return None
 
 
+#: The encodings found as runs inside a text, each with its decoder.
+_RUN_DECODERS: Final[tuple[tuple[re.Pattern[str], Callable[[str], str | None]], ...]] = (
+    (_HEX_RUN_RE, _hex),
+    (_B64_RUN_RE, _b64),
+    (_B32_RUN_RE, _b32),
+)
+
+
 def _steps(text: str) -> Iterator[str]:
     """One decoding step of ``text``, each way it can be read."""
     if not text.isascii():
@@ -187,21 +216,15 @@ def _steps(text: str) -> Iterator[str]:
         decoded = _unescape(text)
         if decoded is not None:
             yield decoded
-    for index, match in enumerate(_HEX_RUN_RE.finditer(text)):
-        if index >= _MAX_RUNS:
-            break
-        decoded = _hex(match.group(0))
-        if decoded is not None:
-            yield decoded
-    for index, match in enumerate(_B64_RUN_RE.finditer(text)):
-        if index >= _MAX_RUNS:
-            break
-        run = match.group(0)
-        if run.isalpha() or run.isdigit():
-            continue  # a word or a number, not an encoding
-        decoded = _b64(run)
-        if decoded is not None:
-            yield decoded
+    if ("'" in text or '"' in text) and _CONCAT_RE.search(text):
+        yield _CONCAT_RE.sub("", text)
+    for pattern, decode in _RUN_DECODERS:
+        for index, match in enumerate(pattern.finditer(text)):
+            if index >= _MAX_RUNS:
+                break
+            decoded = decode(match.group(0))
+            if decoded is not None:
+                yield decoded
 
 
 def readings(text: str) -> list[str]:

@@ -29,6 +29,9 @@ __all__ = ["ProseSecret", "prose_languages", "scan_prose"]
 _WINDOW: Final = 200
 _MAX_TOKENS: Final = 7  # up to six connectors ("the password for the admin account is X")
 _SEPARATORS: Final = frozenset(" \t\r\n:=：＝-–—>→|,(（[「『«“„‘\"'`*")
+#: Characters that join the noun to the next word without a pause: ``+`` (a space in a
+#: query string), ``&``, ``%``, ``?``, ``#``.
+_JOINERS: Final = frozenset("+&%?#")
 _QUOTES: Final = frozenset("\"'`«“„‘「『")
 _TRAILING: Final = ".,;?)]}\"'`»”’」』。、）"
 _SYMBOLS: Final = frozenset("!@#$%^&*+=?~")
@@ -159,6 +162,8 @@ def _value_after(text: str, lowered: str, end: int, connectors: frozenset[str]) 
     if i > 0 and _latin(text[i - 1]):
         while i < limit and text[i].isalpha() and _latin(text[i]):
             i += 1
+        if i < limit and text[i] in _JOINERS:
+            return "", False  # a search or a compound ("q=password+reset&page=2"), not a phrase
     else:
         while i < limit and not text[i].isspace() and not _latin(text[i]):
             i += 1

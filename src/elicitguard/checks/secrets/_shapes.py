@@ -54,9 +54,40 @@ def _wordlists() -> tuple[tuple[str, frozenset[str]], ...]:
 
 
 def seed_phrase(text: str) -> SecretMatch | None:
-    """A BIP39 recovery phrase: high confidence with a valid checksum, medium without."""
+    """A BIP39 recovery phrase: high confidence with a valid checksum, medium without.
+
+    The phrase may stand alone, or be written as people note it down: numbered
+    (``1. zoo 2. vault …``), with commas, and under or after a short label (``mnemonic:``,
+    ``my seed words are …``, ``… (wallet backup)``): at most four other words.
+    """
     words = text.casefold().split()
-    if len(words) not in _PHRASE_LENGTHS or len(set(words)) < len(words) // 2:
+    if len(words) in _PHRASE_LENGTHS:
+        found = _phrase(words)
+        if found is not None:
+            return SecretMatch("recovery-phrase", 0, len(text), text, found)
+    if len(words) > _MAX_NOTED_WORDS:
+        return None
+    tokens = _LETTERS_RE.findall(text.casefold())
+    for length in sorted(_PHRASE_LENGTHS, reverse=True):
+        extra = len(tokens) - length
+        if not 0 <= extra <= _MAX_LABEL_WORDS:
+            continue
+        for start in dict.fromkeys((extra, 0)):  # the label before the phrase, or after it
+            found = _phrase(tokens[start : start + length])
+            if found is not None:
+                return SecretMatch("recovery-phrase", 0, len(text), text, found)
+    return None
+
+
+_MAX_LABEL_WORDS: Final = 4
+#: A noted-down phrase of 24 words with numbers and a label has at most ~52 words.
+_MAX_NOTED_WORDS: Final = 2 * max(_PHRASE_LENGTHS) + _MAX_LABEL_WORDS
+_LETTERS_RE: Final = re.compile(r"[^\W\d_]+")
+
+
+def _phrase(words: list[str]) -> str | None:
+    """The confidence when ``words`` are a BIP39 phrase of one wordlist, else None."""
+    if len(set(words)) < len(words) // 2:
         return None
     for lang, wordlist in _wordlists():
         if all(word in wordlist for word in words):
@@ -66,7 +97,7 @@ def seed_phrase(text: str) -> SecretMatch | None:
                 valid = Mnemonic(lang).check(" ".join(words))
             except (ValueError, LookupError):
                 valid = False
-            return SecretMatch("recovery-phrase", 0, len(text), text, "high" if valid else "medium")
+            return "high" if valid else "medium"
     return None
 
 
