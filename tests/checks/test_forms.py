@@ -333,6 +333,13 @@ FIELD_ROWS: list[tuple[str, str, dict[str, Any], str | None, str | None]] = [
     ("fr", "date_cle", s("Date clé", format="date"), None, None),  # key date
     ("fr", "type_carte", e(["Visa", "CB"], "Type de carte"), None, None),  # enum
     ("fr", "diag", b("Envoyer le journal de diagnostic"), None, None),  # diagnostics
+    ("en", "digits", s("Digits", "Enter the 6 digits we just texted you"), OTP, None),
+    ("en", "number", s("Number", "The number we sent you by SMS"), OTP, None),
+    ("en", "unseal", s("Vault unseal key"), K, None),
+    ("en", "root", s("Root token", "For the Vault cluster"), K, None),
+    ("en", "lock", s("Lock", "Your login secret"), P, None),
+    ("en", "kr", s("Key result", "The key result for this OKR"), None, None),  # OKR trap
+    ("en", "kpi", s("Key performance indicator"), None, None),
 ]
 
 
