@@ -57,6 +57,8 @@ REVIEWED_NON_RE2 = frozenset(
         "elicitguard.checks.pii._LETTER_SHAPE_RE",  # a one-character lookbehind, fixed lengths
         "elicitguard.checks.secrets._keynames._CAMEL_RE",
         "elicitguard.checks.secrets._decode._WRAPPED_RE",  # fixed lookbehind, one run ahead
+        # one-char lookarounds, a quote and its back-reference, possessive runs of spaces
+        "elicitguard.checks.secrets._decode._CONCAT_RE",
         "elicitguard.checks.forms._reveal._TAG_INSIDE",  # one-char lookarounds, bounded tag
         "elicitguard.checks.forms._reveal._MARKDOWN_INSIDE",  # one-char lookarounds, {1,3}
         "elicitguard.checks.forms._reveal._NUMBER_SIGN",  # one-char lookarounds
