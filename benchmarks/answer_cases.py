@@ -407,6 +407,83 @@ def build(seed: int = 20261201) -> list[dict[str, Any]]:
             cases.append(_case({"comment": sentence}, {"comment": "Comment"}, 0, "prose", lang))
     cases.extend(_code_cases(_Tokens(seed + 1)))
     cases.extend(_cipher_cases(_Tokens(seed + 2)))
+    cases.extend(_stacked_cases(_Tokens(seed + 3)))
+    return cases
+
+
+def _stacked_cases(t: _Tokens) -> list[dict[str, Any]]:
+    """Disguises stacked (base64 of reversed text, hex of ROT13), character codes, base85,
+    one space or tab inside a token, a token cut into list items or an object's values, and
+    fields split with each half encoded or in swapped order; beside ordinary text treated the
+    same way. Their own generator; written after the readings that catch them."""
+    notes = {"notes": "Notes"}
+    halves = {"part_a": "Reference", "part_b": "Reference (continued)"}
+    cases: list[dict[str, Any]] = []
+
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    for _round in range(2):
+        for _kind, token in t.all():
+            cut = len(token) // 2
+            for cls, text in (
+                ("stacked", b64(token[::-1])),
+                ("stacked", codecs.encode(token, "rot13").encode().hex()),
+                ("char-codes", " ".join(str(ord(c)) for c in token)),
+                ("char-codes", " ".join(format(ord(c), "08b") for c in token)),
+                ("char-codes", "".join(f"\\{ord(c):03o}" for c in token)),
+                ("encoded-base85", base64.b85encode(token.encode()).decode()),
+                ("cut-once", token[:cut] + " " + token[cut:]),
+                ("cut-once", token[:cut] + "\t" + token[cut:]),
+            ):
+                cases.append(_case({"notes": text}, notes, 1, cls, None))
+            cases.append(
+                _case({"profile": list(token)}, {"profile": "Profile"}, 1, "nested-split", None)
+            )
+            cases.append(
+                _case(
+                    {"profile": {"a": token[:cut], "b": token[cut:]}},
+                    {"profile": "Profile"},
+                    1,
+                    "nested-split",
+                    None,
+                )
+            )
+            cases.append(
+                _case(
+                    {"part_a": b64(token[:cut]), "part_b": b64(token[cut:])},
+                    halves,
+                    1,
+                    "split-encoded",
+                    None,
+                )
+            )
+            cases.append(
+                _case(
+                    {"part_a": token[cut:], "part_b": token[:cut]}, halves, 1, "split-swapped", None
+                )
+            )
+    for text in ("meeting at five", "invoice 2024-118 paid", "Lovelace"):
+        for cls, shown in (
+            ("stacked", b64(text[::-1])),
+            ("char-codes", " ".join(str(ord(c)) for c in text)),
+            ("encoded-base85", base64.b85encode(text.encode()).decode()),
+        ):
+            cases.append(_case({"notes": shown}, notes, 0, cls, None))
+    for numbers in ("10 20 30 40 50 60 70 80 90", "192 168 0 1 255 255 255 0"):
+        cases.append(_case({"notes": numbers}, notes, 0, "char-codes", None))
+    for cls, content, fields in (
+        ("nested-split", {"profile": ["red", "green", "blue"]}, {"profile": "Profile"}),
+        ("nested-split", {"profile": {"city": "Lyon", "zip": "69001"}}, {"profile": "Profile"}),
+        ("split-swapped", {"part_a": "Lovelace", "part_b": "Ada"}, halves),
+        (
+            "split-swapped",
+            {"part_a": "deploy-key-2026", "part_b": t.r(40, "0123456789abcdef")},
+            {"part_a": "Key name", "part_b": "Commit"},
+        ),
+        ("split-encoded", {"part_a": b64("first half"), "part_b": b64("second half")}, halves),
+    ):
+        cases.append(_case(content, fields, 0, cls, None))
     return cases
 
 

@@ -75,10 +75,21 @@ ENCODINGS = {
     "base64 of hex": lambda t: base64.b64encode(t.encode().hex().encode()).decode(),
     "base32": lambda t: base64.b32encode(t.encode()).decode(),
     "base32 without padding": lambda t: base64.b32encode(t.encode()).decode().rstrip("="),
-    "two literals joined with +": lambda t: f'token = "{t[:10]}" + "{t[10:]}"',
+    "two literals joined with +": lambda t: f'value = "{t[:10]}" + "{t[10:]}"',
     "literals joined with PHP's dot": lambda t: f"$t = '{t[:7]}' . '{t[7:20]}' . '{t[20:]}';",
     "adjacent C literals": lambda t: f'"{t[:12]}" "{t[12:]}"',
     "literals joined with SQL's ||": lambda t: f"SELECT '{t[:15]}' || '{t[15:]}'",
+    "base64 of reversed": lambda t: base64.b64encode(t[::-1].encode()).decode(),
+    "hex of ROT13": lambda t: codecs.encode(t, "rot13").encode().hex(),
+    "base85": lambda t: base64.b85encode(t.encode()).decode(),
+    "ascii85": lambda t: base64.a85encode(t.encode()).decode(),
+    "ascii85 framed": lambda t: base64.a85encode(t.encode(), adobe=True).decode(),
+    "octal escapes": lambda t: "".join(f"\\{ord(c):03o}" for c in t),
+    "decimal codes": lambda t: " ".join(str(ord(c)) for c in t),
+    "decimal codes with commas": lambda t: ",".join(str(ord(c)) for c in t),
+    "binary codes": lambda t: " ".join(format(ord(c), "08b") for c in t),
+    "shell line continuation": lambda t: t[:18] + "\\\n" + t[18:],
+    "an accent on one letter": lambda t: t[:6] + "\u0301" + t[6:],
 }
 
 
@@ -121,6 +132,10 @@ def test_decoding_is_bounded() -> None:
         "JBSWY3DPEHPK3PXP",  # a TOTP seed from the RFC's examples: binary once decoded
         'greeting = "Hello, " + "world"',
         "Gur cnffjbeq vf va gur inhyg",  # ROT13 of a sentence about a password
+        " ".join(str(ord(c)) for c in "meeting at five"),
+        "10 20 30 40 50 60 70 80 90",
+        base64.b85encode(b"just an ordinary note").decode(),
+        "Café crème, s'il vous plaît",
     ],
 )
 def test_ordinary_encoded_text_is_quiet(text: str) -> None:
@@ -154,6 +169,26 @@ def test_nested_objects_and_lists_are_judged() -> None:
     assert found is not None
     assert found.match.type == "password-under-key"
     assert nested_secret({"street": "1 Main St", "zip": "94107"}) is None
+
+
+def test_a_token_split_over_fields_in_pieces_of_its_own_is_found() -> None:
+    """Halves each encoded on their own, halves in swapped order, one space or a tab."""
+    token = github()
+    cut = len(token) // 2
+    b64 = [base64.b64encode(part.encode()).decode() for part in (token[:cut], token[cut:])]
+    assert split_secret([("a", b64[0]), ("b", b64[1])]) is not None
+    assert split_secret([("a", token[cut:]), ("b", token[:cut])]) is not None
+    assert hidden_secret(token[:cut] + " " + token[cut:], "notes") is not None
+    assert hidden_secret(token[:cut] + "\t" + token[cut:], "notes") is not None
+    assert split_secret([("first", "Ada"), ("last", "Lovelace")]) is None
+
+
+def test_a_token_cut_into_list_items_or_values_is_found() -> None:
+    token = github()
+    assert nested_secret(list(token)) is not None
+    assert nested_secret([token[i : i + 10] for i in range(0, len(token), 10)]) is not None
+    assert nested_secret({"p1": token[:20], "p2": token[20:]}) is not None
+    assert nested_secret(["red", "green", "blue"]) is None
 
 
 def test_a_token_split_over_adjacent_fields_is_found() -> None:

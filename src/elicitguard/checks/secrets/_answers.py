@@ -26,7 +26,7 @@ from elicitguard.checks.secrets._community import (
     vendor_call_scan,
     vendor_labelled_scan,
 )
-from elicitguard.checks.secrets._decode import json_inside, readings
+from elicitguard.checks.secrets._decode import decoded_whole, json_inside, readings
 from elicitguard.checks.secrets._prose import scan_prose
 from elicitguard.checks.secrets._scan import scan_glued, scan_text, scan_value
 from elicitguard.checks.secrets._shapes import der_private_key, printed_card, seed_phrase
@@ -133,15 +133,9 @@ def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
     shaped = seed_phrase(text) or printed_card(text) or der_private_key(text)
     if shaped is not None:
         return HiddenSecret(shaped, "shape", None)
-    spaced = _spaced_out(text)
-    if spaced is not None:
-        return spaced
-    backwards = _backwards(text)
-    if backwards is not None:
-        return backwards
-    rotated = _rotated(text)
-    if rotated is not None:
-        return rotated
+    disguised = _disguised(text)
+    if disguised is not None:
+        return disguised
     found = _direct(text, None)
     if found is not None and found[1] != "value":
         return HiddenSecret(found[0], found[1], found[2])
@@ -149,6 +143,9 @@ def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
         inner = _direct(decoded, key_name)
         if inner is not None:
             return HiddenSecret(inner[0], "decoded", inner[2])
+        disguised = _disguised(decoded)  # an encoding of a disguise: base64 of reversed text
+        if disguised is not None:
+            return HiddenSecret(disguised.match, "decoded", disguised.language)
         parsed = json_inside(decoded)
         if parsed is not None:
             nested = nested_secret(parsed)
@@ -165,11 +162,16 @@ def _hidden(text: str, key_name: str | None) -> HiddenSecret | None:
 _MAX_SPACED_CHARS: Final = 1024
 
 
+def _disguised(text: str) -> HiddenSecret | None:
+    """A token written in pieces, backwards or under ROT13."""
+    return _spaced_out(text) or _backwards(text) or _rotated(text)
+
+
 def _spaced_out(text: str) -> HiddenSecret | None:
     """A token written in pieces with spaces between them (``ghp_ wWPw5k4a XcaT…``,
     ``g h p _ w W P …``): the pieces read joined, as :func:`split_secret` reads fields."""
-    if len(text) > _MAX_SPACED_CHARS or text.count(" ") + text.count("\n") < 2:
-        return None
+    if len(text) > _MAX_SPACED_CHARS or not any(ch.isspace() for ch in text):
+        return None  # one space or tab is enough to cut a token in two
     pieces = [("", piece) for piece in text.split()]
     found = _joined_find(pieces, ("",))
     if found is None or found[1].match.type in _keyed_formats():
@@ -241,6 +243,13 @@ def nested_secret(value: Any, key_name: str | None = None) -> HiddenSecret | Non
         hidden = hidden_secret(text, key)
         if hidden is not None:
             return HiddenSecret(hidden.match, "nested", hidden.language)
+    if isinstance(value, Mapping | list | tuple):
+        # A token cut into list items or an object's values (``["ghp_…", "…"]``, one
+        # character per item): the strings read joined in order, as adjacent fields are.
+        leaves = [(key or "", text) for key, text in _leaves(value, key_name)]
+        joined = _joined_find(leaves[:_MAX_STRINGS], ("",))
+        if joined is not None:
+            return HiddenSecret(joined[1].match, "nested")
     return None
 
 
@@ -250,7 +259,35 @@ def split_secret(values: Sequence[tuple[str, str]]) -> tuple[str, HiddenSecret] 
     The fields' strings are read joined in answer order; a match counts only when it
     crosses a boundary between two fields (one field alone was already judged).
     """
-    return _joined_find([(key, text) for key, text in values if text][:_MAX_SPLIT_FIELDS])
+    pieces = [(key, text) for key, text in values if text][:_MAX_SPLIT_FIELDS]
+    if len(pieces) < 2:
+        return None
+    # In answer order; then each part decoded on its own (two base64 halves), and two
+    # halves in swapped order, read glued. Only a token's own format counts: a label in one
+    # field and a value in the next ("deploy-key-2026", then a commit SHA) is no token cut
+    # in two, and each field alone was already judged under its own key.
+    decoded = [(key, _plain(text)) for key, text in pieces]
+    orders: list[tuple[list[tuple[str, str]], tuple[str, ...]]] = [(pieces, ("", " "))]
+    if decoded != pieces:
+        orders.append((decoded, ("",)))
+    if len(pieces) == 2:
+        orders += [([pieces[1], pieces[0]], ("",)), ([decoded[1], decoded[0]], ("",))]
+    for order, glues in orders:
+        found = _joined_find(order, glues)
+        if found is not None and found[1].match.type not in _keyed_formats():
+            return found
+    return None
+
+
+def _plain(text: str) -> str:
+    """``text`` decoded when it is one encoded run (base64, hex, percent), else itself."""
+    if len(text) < 8 or any(ch.isspace() for ch in text):
+        return text
+    whole = decoded_whole(text)
+    if whole is not None:
+        return whole
+    decoded = readings(text)
+    return decoded[0] if decoded else text
 
 
 def _joined_find(

@@ -18,6 +18,7 @@ import binascii
 import functools
 import html
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 from urllib.parse import unquote
@@ -27,7 +28,7 @@ import re2
 
 from elicitguard.checks.visible import visible_form
 
-__all__ = ["MAX_DEPTH", "json_inside", "readings"]
+__all__ = ["MAX_DEPTH", "decoded_whole", "json_inside", "readings"]
 
 MAX_DEPTH: Final = 3
 _MAX_READINGS: Final = 24
@@ -44,7 +45,14 @@ _B32_RUN_RE: Final = re.compile(r"[A-Z2-7]{16,}={0,6}")
 _CONCAT_RE: Final = re.compile(
     r"(?<=[A-Za-z0-9_+/=-])([\"'])\s*+(?:\+|\.\.?|&|\|\|)?\s*+\1(?=[A-Za-z0-9_+/=-])"
 )
-_ESCAPE_RE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[\\\"'/nrt])")
+_ESCAPE_RE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-7]{3}|[\\\"'/nrt])")
+#: A text that is only character codes: decimal (``103 104 112``, ``103,104,112``) or
+#: eight-bit binary (``01100111 01101000``), as a converter or ``ord()`` prints them.
+_DECIMAL_CODES_RE: Final = re.compile(r"[0-9]{2,3}(?:[ ,;]+[0-9]{2,3}){7,}")
+_BINARY_CODES_RE: Final = re.compile(r"[01]{8}(?:[ ,;]*[01]{8}){7,}")
+#: A whole value that may be base85 or Ascii85: no whitespace, and characters that base64
+#: and hex do not use (those readings are tried already).
+_B85_RE: Final = re.compile(r"(?:<~)?[!-~]{20,}(?:~>)?")
 _SIMPLE_ESCAPES: Final = {"n": "\n", "r": "\r", "t": "\t"}
 #: A line break inside a token: a run of at least 8 token characters before it (never
 #: ending in ``=`` or ``:``: ``KEY=`` then the next line is a name without its value), and
@@ -96,6 +104,36 @@ def _b32(run: str) -> str | None:
     return _printable(raw)
 
 
+def _char_codes(text: str) -> str | None:
+    """The text spelled by a run of decimal or binary character codes, when printable."""
+    stripped = text.strip()
+    if _BINARY_CODES_RE.fullmatch(stripped):
+        codes = [int(code, 2) for code in re.findall(r"[01]{8}", stripped)]
+    elif _DECIMAL_CODES_RE.fullmatch(stripped):
+        codes = [int(code) for code in re.findall(r"[0-9]+", stripped)]
+    else:
+        return None
+    if not all(32 <= code < 127 for code in codes):
+        return None
+    return "".join(map(chr, codes))
+
+
+def _base85(text: str) -> str | None:
+    """``text`` decoded as Ascii85 (``<~…~>`` or bare) or as base85, when printable."""
+    stripped = text.strip()
+    if not _B85_RE.fullmatch(stripped) or stripped.isalnum():
+        return None
+    framed = stripped.startswith("<~") and stripped.endswith("~>")
+    for decode in (lambda t: base64.a85decode(t, adobe=framed), base64.b85decode):
+        try:
+            decoded = _printable(decode(stripped))
+        except ValueError:
+            continue
+        if decoded is not None and decoded.isascii():
+            return decoded
+    return None
+
+
 def _hex(run: str) -> str | None:
     try:
         return _printable(bytes.fromhex(run))
@@ -119,6 +157,8 @@ def _unescape(text: str) -> str | None:
         body = match.group(0)[1:]
         if len(body) == 1:  # ``\"`` inside a JSON string pasted from source code
             return _SIMPLE_ESCAPES.get(body, body)
+        if body[0] in "01234567":
+            return chr(int(body, 8))
         return chr(int(body[1:], 16))
 
     decoded = _ESCAPE_RE.sub(one, text)
@@ -141,6 +181,12 @@ def _ascii_lookalikes() -> dict[int, str]:
         and skel.isascii()
         and (skel.isalnum() or skel in "_-.")
     }
+
+
+def _without_marks(text: str) -> str:
+    """``text`` with its combining marks removed after canonical decomposition."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def _wrapped(text: str) -> str | None:
@@ -195,7 +241,13 @@ def _steps(text: str) -> Iterator[str]:
         folded = visible.translate(_ascii_lookalikes())
         if folded != visible:
             yield folded
+        # ``ghp_pĹI…``: an accent put on a letter of a token; the letters without their marks
+        bare = _without_marks(folded)
+        if bare != folded:
+            yield bare
     if "\n" in text:
+        if "\\\n" in text:
+            yield text.replace("\\\r\n", "").replace("\\\n", "")  # a shell line continuation
         wrapped = _wrapped(text)
         if wrapped is not None:
             yield wrapped
@@ -216,6 +268,14 @@ def _steps(text: str) -> Iterator[str]:
         decoded = _unescape(text)
         if decoded is not None:
             yield decoded
+    if text[:1].isdigit():
+        codes = _char_codes(text)
+        if codes is not None:
+            yield codes
+    if not any(ch.isspace() for ch in text.strip()):
+        b85 = _base85(text)
+        if b85 is not None:
+            yield b85
     if ("'" in text or '"' in text) and _CONCAT_RE.search(text):
         yield _CONCAT_RE.sub("", text)
     for pattern, decode in _RUN_DECODERS:
@@ -225,6 +285,21 @@ def _steps(text: str) -> Iterator[str]:
             decoded = decode(match.group(0))
             if decoded is not None:
                 yield decoded
+
+
+_WHOLE_B64_RE: Final = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
+
+
+def decoded_whole(text: str) -> str | None:
+    """``text`` decoded when all of it is one short base64 or hex run (a part of a token
+    split over fields, each part encoded on its own), else None. Runs too short for
+    :func:`readings` (under 16 characters) count here, where the parts are read joined."""
+    stripped = text.strip()
+    if _HEX_RUN_RE.fullmatch(stripped):
+        return _hex(stripped)
+    if _WHOLE_B64_RE.fullmatch(stripped):
+        return _b64(stripped)
+    return None
 
 
 def readings(text: str) -> list[str]:

@@ -67,6 +67,8 @@ _KEY_HINT: Final[dict[str, str]] = {
 _SEED_PHRASE: Final = re.compile(r"^\s*(?:[a-z]{3,8}\s+){11,23}[a-z]{3,8}\s*$")
 _SEED_WORDS: Final = frozenset((12, 15, 18, 21, 24))
 _CVV: Final = re.compile(r"^\s*[0-9]{3,4}\s*$")
+#: A one-time code as people type it: 4-10 digits, perhaps grouped ("482 913", "4829-13").
+_ONE_TIME_CODE: Final = re.compile(r"^\s*[0-9](?:[ -]?[0-9]){3,9}\s*$")
 
 
 # --------------------------------------------------------------------------- EG205
@@ -310,12 +312,17 @@ def _card(text: str, key: str, kind: str | None) -> SecretMatch | None:
 
 
 def _class_specific(text: str, kind: str | None) -> SecretMatch | None:
-    """Shapes only the field's class makes meaningful: a seed phrase, a CVV."""
+    """Shapes only the field's class makes meaningful: a seed phrase, a CVV, a one-time
+    code (what a real-time phishing relay asks for: the code is live while it is typed)."""
     phrase = kind == "private_key" and _SEED_PHRASE.match(text) is not None
     if phrase and len(text.split()) in _SEED_WORDS and not is_placeholder(text):
         return SecretMatch("recovery-phrase", 0, len(text), text, "high")
     if kind == "cvv" and _CVV.match(text) and len(set(text.strip())) > 1:
         return SecretMatch("card-security-code", 0, len(text), text, "high")
+    if kind == "otp" and _ONE_TIME_CODE.match(text):
+        digits = re.sub(r"[ -]", "", text.strip())
+        if len(set(digits)) > 1:
+            return SecretMatch("one-time-code", 0, len(text), text, "high")
     return None
 
 
@@ -323,6 +330,7 @@ _ANSWER_NAMES: Final = {
     "payment-card-number": "a payment card number",
     "recovery-phrase": "a wallet recovery phrase",
     "card-security-code": "a card security code",
+    "one-time-code": "a one-time code",
     "password-in-prose": "a password written out in a sentence",
     "pin-in-prose": "a PIN written out in a sentence",
     "code-in-prose": "a one-time or security code written out in a sentence",
