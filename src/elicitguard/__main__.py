@@ -1,7 +1,5 @@
 """``python -m elicitguard``."""
 
-import sys
+from elicitguard.cli import entry
 
-from elicitguard.cli import main
-
-sys.exit(main())
+entry()

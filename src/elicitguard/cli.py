@@ -18,7 +18,9 @@ Exit codes: 0 when nothing at or above ``--fail-on`` was found (or the command s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -28,7 +30,7 @@ from elicitguard.commands._help import PlainHelpFormatter
 from elicitguard.commands.policy import schema_documents
 from elicitguard.errors import ElicitguardError, PolicyError
 
-__all__ = ["COMMANDS", "SUBCOMMANDS", "build_parser", "main", "schema_documents"]
+__all__ = ["COMMANDS", "SUBCOMMANDS", "build_parser", "entry", "main", "schema_documents"]
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -151,6 +153,34 @@ def build_parser() -> argparse.ArgumentParser:
     for group, name in SUBCOMMANDS:
         importlib.import_module(f"elicitguard.commands.{name}").register(groups[group])
     return parser
+
+
+#: How long a serving process's exit waits for a background load of the community
+#: catalogue before it leaves without the interpreter's teardown.
+SERVING_EXIT_WAIT = 1.0
+
+
+def entry() -> NoReturn:
+    """The console script: :func:`main`, then exit with its code.
+
+    A proxy told to stop loads the community catalogue at the lowest CPU priority, which a
+    busy machine starves: the exit would wait for it (see ``_wait_for_background_load``)
+    for up to a minute. When that load is still running :data:`SERVING_EXIT_WAIT` after
+    the command returns, the audit records still held are written and the process leaves
+    at once, without the teardown that could crash under the native thread. Only the
+    console script does this: a program that embeds elicitguard keeps the full wait.
+    """
+    from elicitguard.audit.sink import close_open_sinks
+    from elicitguard.checks.secrets._community import polite_load_still_running
+
+    code = main()
+    if polite_load_still_running(SERVING_EXIT_WAIT):
+        close_open_sinks()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

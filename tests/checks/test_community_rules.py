@@ -10,6 +10,7 @@ import random
 import string
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,35 @@ def test_a_process_that_exits_mid_load_waits_for_the_background_load(tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["started", "loaded"]
+
+
+def test_a_serving_process_told_to_stop_does_not_wait_for_a_starved_load(
+    tmp_path: Path,
+) -> None:
+    """A proxy loads the catalogue at the lowest priority, which a busy machine starves for
+    a minute. The console entry point waits a second for it, then writes the audit records
+    still held and leaves with the command's own code, without the teardown."""
+    audit = tmp_path / "audit.jsonl"
+    script = tmp_path / "serve_then_stop.py"
+    script.write_text(
+        "import sys, time\n"
+        "from elicitguard.checks.secrets import _community\n"
+        "_community._load_politely = lambda: time.sleep(60)  # a load starved by the machine\n"
+        "from elicitguard import cli\n"
+        "def serve(argv=None):\n"
+        "    from elicitguard.audit.sink import open_sink\n"
+        f"    sink = open_sink('file', {str(audit)!r}, queue=64)\n"
+        "    sink.write({'event': 'served'})\n"
+        "    _community.load_community_in_background(polite=True)\n"
+        "    return 130\n"
+        "cli.main = serve\n"
+        "cli.entry()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != ENV_SWITCH}
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 130, done.stderr
+    assert time.monotonic() - started < 30  # the starved load would hold it for 60 s
+    assert "served" in audit.read_text()

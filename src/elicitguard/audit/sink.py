@@ -360,7 +360,7 @@ def open_sink(
     return AuditSink(stream, path=str(path), queue=queue, when_full=when_full)
 
 
-def _close_open_sinks() -> None:
+def close_open_sinks() -> None:
     """At interpreter exit: write what every background writer still holds."""
     for sink in list(_open_sinks):
         sink.close()
@@ -372,6 +372,6 @@ def _forget_parent_lines() -> None:
         sink._out.lines.clear()
 
 
-atexit.register(_close_open_sinks)
+atexit.register(close_open_sinks)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_parent_lines)
