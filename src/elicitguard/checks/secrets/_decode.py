@@ -1,14 +1,16 @@
 """Bounded, repeated decoding: the other readings of a value that hides another value.
 
 Why: a user (or a hostile form default) can carry a credential percent-encoded twice, in
-base64, base64url, base32 or hex, as JSON inside a string, behind HTML character references
-and backslash escapes, as a string literal cut in two and joined again in code, or with
-look-alike letters from another script; a scanner that reads only the literal string lets
-all of those through. :func:`readings` returns every decoded text reachable in a few
-steps, each step bounded in depth, count and size, so hostile input costs at most a fixed
-multiple of its length. A decoded text counts only when it is printable UTF-8: random key material and
-hashes decode to binary and are dropped, and base64 of ordinary text decodes to ordinary
-text, which the scanners then judge like any other.
+base64, base64url, base32, base85 or hex, as decimal or binary character codes, as JSON
+inside a string, behind HTML character references and backslash escapes, as a string
+literal cut in two and joined again in code, wrapped over a shell line continuation, or
+with look-alike letters from another script or accents put on its letters; a scanner that
+reads only the literal string lets all of those through. :func:`readings` returns every
+decoded text reachable in a few steps, each step bounded in depth, count and size, so
+hostile input costs at most a fixed multiple of its length. A decoded text counts only
+when it is printable UTF-8: random key material and hashes decode to binary and are
+dropped, and base64 of ordinary text decodes to ordinary text, which the scanners then
+judge like any other.
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ _ESCAPE_RE: Final = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-7]{3}|[
 #: eight-bit binary (``01100111 01101000``), as a converter or ``ord()`` prints them.
 _DECIMAL_CODES_RE: Final = re.compile(r"[0-9]{2,3}(?:[ ,;]+[0-9]{2,3}){7,}")
 _BINARY_CODES_RE: Final = re.compile(r"[01]{8}(?:[ ,;]*[01]{8}){7,}")
-#: A whole value that may be base85 or Ascii85: no whitespace, and characters that base64
-#: and hex do not use (those readings are tried already).
+#: A whole value that may be base85 or Ascii85: printable ASCII without whitespace, and not
+#: only letters and digits (a word or an id is no such encoding).
 _B85_RE: Final = re.compile(r"(?:<~)?[!-~]{20,}(?:~>)?")
 _SIMPLE_ESCAPES: Final = {"n": "\n", "r": "\r", "t": "\t"}
 #: A line break inside a token: a run of at least 8 token characters before it (never
