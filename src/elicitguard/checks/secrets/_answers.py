@@ -14,6 +14,7 @@ import base64
 import binascii
 import codecs
 import functools
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -163,8 +164,15 @@ _MAX_SPACED_CHARS: Final = 1024
 
 
 def _disguised(text: str) -> HiddenSecret | None:
-    """A token written in pieces, backwards or under ROT13."""
-    return _spaced_out(text) or _backwards(text) or _rotated(text)
+    """A token written in pieces, backwards (``xUNIp0…_phg``) or under ROT13 (``tuc_…`` for
+    ``ghp_…``, the one letter cipher anyone applies by hand or with ``tr``). Text turned
+    round is read by the catalogue's formats only: prose and keyed values are not written
+    that way, and a vendor's prefix and shape do not appear by chance in ordinary text
+    reversed or rotated."""
+    spaced = _spaced_out(text)
+    if spaced is not None or _TOKEN_RUN_RE.search(text) is None:
+        return spaced
+    return _catalogue_find(text[::-1]) or _catalogue_find(codecs.encode(text, "rot13"))
 
 
 def _spaced_out(text: str) -> HiddenSecret | None:
@@ -182,25 +190,9 @@ def _spaced_out(text: str) -> HiddenSecret | None:
 _TOKEN_RUN_RE: Final = re2.compile(r"[A-Za-z0-9_+/=.-]{20,}")
 
 
-def _backwards(text: str) -> HiddenSecret | None:
-    """A token written backwards (``xUNIp0…_phg``): the catalogue's formats read the text
-    reversed. Only the catalogue: prose and keyed values are not written backwards."""
-    if _TOKEN_RUN_RE.search(text) is None:
-        return None
-    reversed_text = text[::-1]
-    match = _best(scan_text(reversed_text)) or _best(scan_glued(reversed_text))
-    return HiddenSecret(match, "decoded", None) if match is not None else None
-
-
-def _rotated(text: str) -> HiddenSecret | None:
-    """A token under ROT13 (``tuc_…`` for ``ghp_…``), the one letter cipher anyone can apply
-    by hand or with ``tr``: the catalogue's formats read the letters turned back. Only the
-    catalogue, as for :func:`_backwards`: a vendor's prefix and shape do not appear by chance
-    in the rotation of ordinary text."""
-    if _TOKEN_RUN_RE.search(text) is None:
-        return None
-    turned = codecs.encode(text, "rot13")
-    match = _best(scan_text(turned)) or _best(scan_glued(turned))
+def _catalogue_find(text: str) -> HiddenSecret | None:
+    """A catalogue format in ``text``, found with or without word boundaries."""
+    match = _best(scan_text(text)) or _best(scan_glued(text))
     return HiddenSecret(match, "decoded", None) if match is not None else None
 
 
@@ -234,23 +226,18 @@ def _leaves(value: Any, key: str | None, depth: int = 0) -> Iterator[tuple[str |
 
 def nested_secret(value: Any, key_name: str | None = None) -> HiddenSecret | None:
     """A credential anywhere inside an object or list (each string under its own key)."""
-    for count, (key, text) in enumerate(_leaves(value, key_name)):
-        if count >= _MAX_STRINGS:
-            break
+    leaves = list(itertools.islice(_leaves(value, key_name), _MAX_STRINGS))
+    for key, text in leaves:
         match = _best(scan_value(text, key))
         if match is not None:
             return HiddenSecret(match, "nested")
         hidden = hidden_secret(text, key)
         if hidden is not None:
             return HiddenSecret(hidden.match, "nested", hidden.language)
-    if isinstance(value, Mapping | list | tuple):
-        # A token cut into list items or an object's values (``["ghp_…", "…"]``, one
-        # character per item): the strings read joined in order, as adjacent fields are.
-        leaves = [(key or "", text) for key, text in _leaves(value, key_name)]
-        joined = _joined_find(leaves[:_MAX_STRINGS], ("",))
-        if joined is not None:
-            return HiddenSecret(joined[1].match, "nested")
-    return None
+    # A token cut into list items or an object's values (``["ghp_…", "…"]``, one character
+    # per item): the strings read joined in order, as adjacent fields are.
+    joined = _joined_find([(key or "", text) for key, text in leaves], ("",))
+    return HiddenSecret(joined[1].match, "nested") if joined is not None else None
 
 
 def split_secret(values: Sequence[tuple[str, str]]) -> tuple[str, HiddenSecret] | None:
@@ -267,13 +254,11 @@ def split_secret(values: Sequence[tuple[str, str]]) -> tuple[str, HiddenSecret] 
     # field and a value in the next ("deploy-key-2026", then a commit SHA) is no token cut
     # in two, and each field alone was already judged under its own key.
     decoded = [(key, _plain(text)) for key, text in pieces]
-    orders: list[tuple[list[tuple[str, str]], tuple[str, ...]]] = [(pieces, ("", " "))]
-    if decoded != pieces:
-        orders.append((decoded, ("",)))
+    versions = [pieces] if decoded == pieces else [pieces, decoded]
     if len(pieces) == 2:
-        orders += [([pieces[1], pieces[0]], ("",)), ([decoded[1], decoded[0]], ("",))]
-    for order, glues in orders:
-        found = _joined_find(order, glues)
+        versions += [[second, first] for first, second in versions]
+    for index, order in enumerate(versions):
+        found = _joined_find(order, ("", " ") if index == 0 else ("",))
         if found is not None and found[1].match.type not in _keyed_formats():
             return found
     return None

@@ -274,10 +274,9 @@ def _steps(text: str) -> Iterator[str]:
         codes = _char_codes(text)
         if codes is not None:
             yield codes
-    if not any(ch.isspace() for ch in text.strip()):
-        b85 = _base85(text)
-        if b85 is not None:
-            yield b85
+    b85 = _base85(text)
+    if b85 is not None:
+        yield b85
     if ("'" in text or '"' in text) and _CONCAT_RE.search(text):
         yield _CONCAT_RE.sub("", text)
     for pattern, decode in _RUN_DECODERS:
