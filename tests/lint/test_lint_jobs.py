@@ -147,3 +147,30 @@ def test_sessions_are_dealt_in_turn_then_hashed(monkeypatch: pytest.MonkeyPatch)
         assert owners[0].owns_hint(b"f\x00", label.encode())
     assert [workers[0].owns("f\x00", f"s{n}") for n in range(4)] == [True, False, False, True]
     assert all(len(w.dealt) == 4 for w in workers)
+
+
+_FORK_PROBE = """
+import sys, threading
+from multiprocessing import context
+seen = []
+real = context.ForkContext.Pool
+def pool(self, *args, **kwargs):
+    seen.append(sorted(thread.name for thread in threading.enumerate()))
+    return real(self, *args, **kwargs)
+context.ForkContext.Pool = pool
+from elicitguard.cli import main
+code = main(sys.argv[1:])
+print("THREADS", seen, "CODE", code)
+"""
+
+
+def test_the_workers_fork_warm_from_a_process_with_one_thread(tmp_path: Path) -> None:
+    """The parent warms up before the fork (the workers inherit the loaded data) and does it
+    in its own thread: a loader thread alive at the fork would leave its lock held in
+    every worker."""
+    out = tmp_path / "report.txt"
+    argv = ["lint", str(TRAFFIC), "--jobs", "2", "--output", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_PROBE, *argv], capture_output=True, check=False, timeout=120
+    )
+    assert "THREADS [['MainThread']] CODE 1" in done.stdout.decode(), done.stderr.decode()

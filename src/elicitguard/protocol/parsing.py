@@ -209,12 +209,52 @@ def _raises_on_pairs(raw: bytes | str, hook: Any) -> bool:
     return False
 
 
+#: What :func:`_parsed_once` answers when a key is repeated, and when it cannot tell.
+_REPEATED: Any = object()
+_UNTOLD: Any = object()
+#: The nodes the folded-key walk may visit on a frame's parse before the pairs parser
+#: takes over (as large a frame as that is, the standard library's parse is then no worse).
+_WALK_NODES = 100_000
+
+
+def _parsed_once(raw: bytes | str) -> Any:
+    """orjson's parse of ``raw`` when it provably repeats no key exactly, :data:`_REPEATED`
+    when it provably does, :data:`_UNTOLD` when this cannot tell (the pairs parser then
+    decides, as it always did).
+
+    Why: the pairs parser (``json`` with ``object_pairs_hook``) calls Python for every
+    object and cost most of a form request's evaluation from bytes; this costs one
+    orjson parse and one render. How: every key of the text is written with one colon
+    outside a string, and a colon inside a string is the same colon in orjson's
+    rendering of the parse unless an escape wrote it (``\\u003a``), so a frame without
+    a ``\\u`` escape has as many colons as its parse renders with exactly when no key
+    was repeated; a repeat drops at least its own colon. Numbers, whitespace and other
+    escapes hold no colon. What orjson refuses (lone surrogates, NaN, a BOM, depth) is
+    left to the pairs parser.
+    """
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if b"\\u" in data:
+        return _UNTOLD
+    try:
+        value = orjson.loads(data)
+        rendered = orjson.dumps(value)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return _UNTOLD
+    colons, kept = data.count(b":"), rendered.count(b":")
+    if colons == kept:
+        return value
+    return _REPEATED if colons > kept else _UNTOLD
+
+
 def has_duplicate_keys(raw: bytes | str) -> bool:
     """True when some object in the frame repeats a key exactly.
 
     Two parsers may keep different copies of a repeated key (first or last), so a frame that
     carries elicitation and repeats a key is refused rather than judged on one reading.
     """
+    value = _parsed_once(raw)
+    if value is not _UNTOLD:
+        return value is _REPEATED
     return _raises_on_pairs(raw, _refuse_duplicates)
 
 
@@ -224,7 +264,21 @@ def has_colliding_keys(raw: bytes | str) -> bool:
     A decoder that matches keys case-insensitively (or after Unicode folding) reads one of
     ``{"method": "ping", "METHOD": "elicitation/create"}``'s two keys, and which one is up
     to it: the same disagreement as an exact repeat.
+
+    Exact repeats are told by :func:`_parsed_once`; folded ones by the walk of
+    :func:`object_has_colliding_keys` over that parse, when it visits every object; in
+    every other case by the pairs parser (tests/protocol/test_colliding_bytes.py holds
+    the three to the same answers).
     """
+    value = _parsed_once(raw)
+    if value is _REPEATED:
+        return True
+    if value is not _UNTOLD:
+        budget = [_WALK_NODES]
+        if _collides_within(value, 0, budget):
+            return True
+        if budget[0] > 0:  # the walk ended before its budget did: it saw every object
+            return False
     return _raises_on_pairs(raw, _refuse_collisions)
 
 
@@ -297,13 +351,17 @@ def protocol_keys_collide(raw: bytes | str) -> bool:
     For ordinary-looking frames: that is what could make them elicitation to a decoder
     that reads another copy, while a case pair in tool arguments could not.
     """
-    text = raw.decode("utf-8", "surrogatepass") if isinstance(raw, bytes) else raw
-    try:
-        value = json.loads(text, object_pairs_hook=_refuse_duplicates)
-    except _DuplicateKeyError:
+    value = _parsed_once(raw)
+    if value is _REPEATED:
         return True
-    except (ValueError, RecursionError):
-        return False
+    if value is _UNTOLD:
+        text = raw.decode("utf-8", "surrogatepass") if isinstance(raw, bytes) else raw
+        try:
+            value = json.loads(text, object_pairs_hook=_refuse_duplicates)
+        except _DuplicateKeyError:
+            return True
+        except (ValueError, RecursionError):
+            return False
     return any(_folded_collision(node) for node in _envelope_objects(value))
 
 
