@@ -31,6 +31,7 @@ thread: each starts with all of it and no half-copied lock, and begins linting a
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import re
 import sys
@@ -42,7 +43,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from elicitguard.checks.secrets import community_enabled, load_community
+from elicitguard.checks.secrets import (
+    community_enabled,
+    load_community,
+    wait_for_community_load,
+)
 
 __all__ = [
     "DEALT_SESSIONS",
@@ -210,8 +215,8 @@ def lint_in_processes(
     """Lint ``paths`` with ``jobs`` forked workers; returns ``(result, linter)``.
 
     ``make_linter(partition)`` builds a :class:`~elicitguard.lint.runner.Linter` with its
-    own engine; the parent's (no partition, built once the workers are done) adds the
-    run-wide findings and is returned for the report.
+    own engine; the parent's (no partition, built before the workers fork, see below) adds
+    the run-wide findings and is returned for the report.
     """
     # Warm up once, here, before the fork: the community secret catalogue (loaded now,
     # in this thread) and what an engine loads on first use (the parent's own linter
@@ -221,8 +226,11 @@ def lint_in_processes(
     # Loaded in this thread because a background load would still be running at the
     # fork, and a child would inherit its lock held by a thread it does not have.
     if community_enabled():
-        load_community()
+        with contextlib.suppress(Exception):  # as a background load: it fails again on use
+            load_community()
     linter = make_linter(None)
+    # Should the load above have failed, warm-up retried it on a thread: let that end.
+    wait_for_community_load()
     _WORK.update(make_linter=make_linter, paths=list(paths), jobs=jobs)
     try:
         context = multiprocessing.get_context("fork")

@@ -34,6 +34,7 @@ from elicitguard.checks.secrets._community import (
     community_enabled,
     load_community,
     load_community_in_background,
+    wait_for_community_load,
 )
 from elicitguard.checks.secrets._decode import json_inside
 from elicitguard.checks.secrets._decode import readings as decoded_readings
@@ -84,4 +85,5 @@ __all__ = [
     "seed_phrase",
     "shannon_entropy",
     "split_secret",
+    "wait_for_community_load",
 ]

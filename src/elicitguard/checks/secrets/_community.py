@@ -167,6 +167,15 @@ def _wait_for_background_load() -> None:
 atexit.register(_wait_for_background_load)
 
 
+def wait_for_community_load() -> None:
+    """Wait until a background load of the catalogue has ended (at once when none runs).
+
+    Why: a process about to fork (``lint --jobs``) must have no loader thread alive, or
+    every child inherits the loader's lock held by a thread the child does not have.
+    """
+    _wait_for_background_load()
+
+
 def polite_load_still_running(wait: float) -> bool:
     """Whether a lowest-priority background load (a serving process's) is still running
     after waiting at most ``wait`` seconds for it. A busy machine can starve such a load
