@@ -164,7 +164,7 @@ def entry() -> NoReturn:
     """The console script: :func:`main`, then exit with its code.
 
     A proxy told to stop loads the community catalogue at the lowest CPU priority, which a
-    busy machine starves: the exit would wait for it (see ``_wait_for_background_load``)
+    busy machine starves: the exit would wait for it (see ``wait_for_community_load``)
     for up to a minute. When that load is still running :data:`SERVING_EXIT_WAIT` after
     the command returns, the audit records still held are written and the process leaves
     at once, without the teardown that could crash under the native thread. Only the

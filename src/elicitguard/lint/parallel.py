@@ -24,9 +24,9 @@ judged in separate processes and the results put back together:
 The one piece of engine state shared between sessions is the per-server elicitation rate
 window (``limits.elicitations_per_minute``, EG123): under such a limit the run stays in one
 process, as it does with an audit log (one file, one sequence), and says so on stderr.
-Workers are forked from the parent once the policy is compiled and the data engines load
-on first use (the community secret catalogue included) is loaded, in the parent's own
-thread: each starts with all of it and no half-copied lock, and begins linting at once.
+Workers are forked from the parent once the policy is compiled and the parent has loaded,
+in its own thread, the data an engine loads on first use (the community secret catalogue
+included): each starts with all of it and no half-copied lock, and begins linting at once.
 """
 
 from __future__ import annotations

@@ -212,8 +212,8 @@ def _raises_on_pairs(raw: bytes | str, hook: Any) -> bool:
 #: What :func:`_parsed_once` answers when a key is repeated, and when it cannot tell.
 _REPEATED: Any = object()
 _UNTOLD: Any = object()
-#: The nodes the folded-key walk may visit on a frame's parse before the pairs parser
-#: takes over (as large a frame as that is, the standard library's parse is then no worse).
+#: The nodes the folded-key walk (:func:`object_has_colliding_keys`) visits at most; on a
+#: frame's parse, a walk cut short leaves the answer to the pairs parser.
 _WALK_NODES = 100_000
 
 
@@ -365,7 +365,7 @@ def protocol_keys_collide(raw: bytes | str) -> bool:
     return any(_folded_collision(node) for node in _envelope_objects(value))
 
 
-def object_has_colliding_keys(value: Any, max_nodes: int = 100_000) -> bool:
+def object_has_colliding_keys(value: Any, max_nodes: int = _WALK_NODES) -> bool:
     """:func:`has_colliding_keys` for a value already parsed (exact repeats are gone by then).
 
     For callers without the frame's bytes (SDK hooks): a bounded walk over the objects.

@@ -59,7 +59,7 @@ _MIN_ENTROPY: Final = 3.0
 _MAX_CHARS: Final = 64 << 10
 _LOCK = threading.Lock()
 _SCAN_LOCK = threading.Lock()
-#: The background loader, while one may be running (see :func:`_wait_for_background_load`).
+#: The background loader, while one may be running (see :func:`wait_for_community_load`).
 _LOADER: list[threading.Thread] = []
 #: Whether the background load runs at the lowest priority (a serving process).
 _POLITE: list[bool] = []
@@ -149,31 +149,25 @@ def load_community_in_background(*, polite: bool = True) -> None:
         loader.start()
 
 
-def _wait_for_background_load() -> None:
-    """At interpreter exit: let a background load finish before the runtime is torn down.
+def wait_for_community_load() -> None:
+    """Wait until a background load of the catalogue has ended (at once when none runs).
 
     Why: the load runs in the SDK's native code. A short command (a lint of a few files
     that never needed the catalogue) can reach exit while it is still compiling, and a
     daemon thread inside native code during interpreter finalization may crash the
     process after its work is done (seen as SIGSEGV once the report was printed); a
     compile cut short also never reaches the disk cache, so the next run compiles again.
-    The wait is bounded by the load itself (about a second of CPU with a warm cache).
+    So interpreter exit waits here. A process about to fork (``lint --jobs``) waits too:
+    a loader thread alive at the fork leaves every child its lock, held by a thread the
+    child does not have. The wait is bounded by the load itself (about a second of CPU
+    with a warm cache).
     """
     for loader in list(_LOADER):
         if loader.is_alive() and loader is not threading.current_thread():
             loader.join()
 
 
-atexit.register(_wait_for_background_load)
-
-
-def wait_for_community_load() -> None:
-    """Wait until a background load of the catalogue has ended (at once when none runs).
-
-    Why: a process about to fork (``lint --jobs``) must have no loader thread alive, or
-    every child inherits the loader's lock held by a thread the child does not have.
-    """
-    _wait_for_background_load()
+atexit.register(wait_for_community_load)
 
 
 def polite_load_still_running(wait: float) -> bool:
