@@ -22,7 +22,11 @@ from elicitguard.checks.forms._lexicon import (
     shipped_languages,
     whole_text,
 )
-from elicitguard.checks.forms._message import find_ask, mentions_otp_context
+from elicitguard.checks.forms._message import (
+    find_ask,
+    is_about_password,
+    mentions_otp_context,
+)
 from elicitguard.checks.forms._reveal import readings as disguised_readings
 from elicitguard.checks.forms._scan import scan
 from elicitguard.checks.forms._shape import Shape, labels_of, shape_of, texts_of
@@ -179,6 +183,7 @@ def classify_form(
     ask = _form_ask(lex, requested_schema, message)
     free_text = [key for key, _, _, shape in items if shape.kind == "text"]
     otp_hint = bool(message) and mentions_otp_context(lex, message or "")
+    password_topic = ask is None and bool(message) and is_about_password(lex, message or "")
     postal = _is_postal(lex, items)
     user_fields = {
         key
@@ -192,7 +197,9 @@ def classify_form(
         titled = bool(title.strip())
         with_ask = ask is not None and free_text == [key]
         sign_in = bool(user_fields - {key})
-        ctx = FormContext(ask if with_ask else None, otp_hint, postal, titled, sign_in)
+        ctx = FormContext(
+            ask if with_ask else None, otp_hint, postal, titled, sign_in, password_topic
+        )
         verdict = classify_field(lex, key, title, desc, shape, ctx)
         if key in allowed_fields or verdict.pointer in allowed_fields:
             verdict = _allowed(verdict)

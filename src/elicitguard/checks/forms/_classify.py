@@ -23,6 +23,7 @@ from elicitguard.checks.forms._lexicon import Lexicon
 from elicitguard.checks.forms._message import PRIORITY, language_of, reported
 from elicitguard.checks.forms._scan import ClassHit, Scan, scan
 from elicitguard.checks.forms._shape import Shape
+from elicitguard.checks.forms._text import normalize
 from elicitguard.checks.forms._types import Confidence, FieldVerdict, MessageAsk
 
 _SECRET_RAW = frozenset(PRIORITY[:8])
@@ -44,6 +45,8 @@ class FormContext:
     titled: bool = False
     sign_in: bool = False
     """Another field of the form asks for a user name or an email (a sign-in form)."""
+    password_topic: bool = False
+    """The message is about the user's password ("Change your password"), without an ask."""
 
 
 @dataclass(slots=True)
@@ -131,9 +134,41 @@ def _fits(cls: str, shape: Shape) -> bool:
 def _code_is_otp(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> bool:
     """A bare "code" field is a one-time code when sent to the user or shaped like one."""
     if not any(s.has("code") for s in scans[:2]):
-        # "The code from the e-mail we just sent" said only in the description.
-        return scans[2].has("code") and scans[2].has("otp_context")
+        # "The code from the e-mail we just sent" said only in the description; a number
+        # whose description counts or qualifies the code ("How many digits the generated
+        # code should have", "Maximum code length") is a setting, not the code.
+        desc = scans[2]
+        if shape.kind == "number" and desc.has("before"):
+            return False
+        return desc.has("code") and desc.has("otp_context")
     return any(s.has("otp_context") for s in scans) or ctx.otp_hint or _fits("otp", shape)
+
+
+#: Words that name one version of a secret the message talks about: "Old one", "Current",
+#: "New (again)", "Ancien", "Aktuell", "Текущий", "旧". In the matching form (see ``_text``).
+_VERSION_WORDS = frozenset(
+    (
+        "old", "current", "existing", "previous", "present", "new", "again", "repeat",
+        "confirm", "confirmation", "retype", "original", "alt", "alte", "altes", "aktuell",
+        "aktuelle", "aktuelles", "bisherige", "bisheriges", "neu", "neue", "neues",
+        "wiederholen", "bestatigen", "ancien", "ancienne", "actuel", "actuelle", "nouveau",
+        "nouvelle", "confirmer", "anterior", "actual", "nuevo", "nueva", "repetir",
+        "confirmar", "vecchia", "vecchio", "attuale", "nuova", "nuovo", "ripeti", "conferma",
+        "antiga", "antigo", "atual", "nova", "novo", "oud", "oude", "huidig", "huidige",
+        "nieuw", "nieuwe", "herhaal", "bevestig", "stare", "stary", "aktualne", "obecne",
+        "nowe", "nowy", "powtorz", "potwierdz", "старыи", "старый", "текущии", "текущий",
+        "новыи", "новый", "повторите", "подтвердите", "eski", "mevcut", "yeni", "tekrar",
+    )
+)  # fmt: skip
+_VERSION_MARKS = ("旧", "現在", "新しい", "当前", "新的", "确认", "確認", "현재", "새 ", "이전")
+
+
+def _names_a_version(title: str, desc: str) -> bool:
+    """Whether the field's label names the old, current or new one of something."""
+    text = normalize(f"{title} {desc}")
+    return bool(_VERSION_WORDS.intersection(text.split())) or any(
+        mark in text for mark in _VERSION_MARKS
+    )
 
 
 def _title_explains_key(title: Scan, hits: tuple[ClassHit, ...]) -> bool:
@@ -155,8 +190,13 @@ _SPEAKING = frozenset(
 )
 
 
-def _gather(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> _Evidence:
-    """Collect evidence from texts, the message, format, length and default."""
+def _gather(
+    scans: tuple[Scan, ...], shape: Shape, ctx: FormContext, names_version: bool = False
+) -> _Evidence:
+    """Collect evidence from texts, the message, format, length and default.
+
+    ``names_version``: the field's label names the old, current or new one of something.
+    """
     key, title, desc = scans
     ev = _Evidence()
     # A free-text box labelled "Password (required)" still collects a password: state words
@@ -177,6 +217,14 @@ def _gather(scans: tuple[Scan, ...], shape: Shape, ctx: FormContext) -> _Evidenc
                 break
     if not benign and not desc.has("deny"):
         ev.add_hits("description", desc.hits)
+    if (
+        not ev.scores
+        and ctx.password_topic
+        and shape.kind == "text"
+        and not benign
+        and names_version
+    ):
+        ev.add("password", 2.0, "the message is about a password; this field is its old or new one")
     if not ev.scores and _code_is_otp(scans, shape, ctx):
         ev.add("otp", 2.0, "a code field sent to the user or sized like one")
     # A title that says the field is something else ("Token name") outweighs the message.
@@ -267,7 +315,7 @@ def classify_field(
 ) -> FieldVerdict:
     """Classify one property (cached: servers repeat their forms)."""
     scans = (scan(lex, key, True), scan(lex, title, _is_one_word(title)), scan(lex, desc))
-    ev = _gather(scans, shape, ctx)
+    ev = _gather(scans, shape, ctx, ctx.password_topic and _names_a_version(title, desc))
     _apply_type_rules(ev, shape, scans, ctx)
     secret = _best(ev, _SECRET_RAW)
     sensitive = _best(ev, frozenset(PRIORITY[8:]))

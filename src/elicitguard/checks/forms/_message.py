@@ -178,3 +178,18 @@ def find_ask(lex: Lexicon, message: str, source: str = "message") -> MessageAsk 
 def mentions_otp_context(lex: Lexicon, message: str) -> bool:
     """Whether the message says a code was sent (SMS, e-mail, authenticator app)."""
     return scan(lex, message).has("otp_context")
+
+
+def is_about_password(lex: Lexicon, message: str) -> bool:
+    """Whether a sentence of the message names the user's password without denying it
+    ("Change your password", "Passwort ändern"), though it asks for nothing."""
+    for sentence in sentences(message):
+        found = scan(lex, sentence)
+        if found.has("deny") or found.has("benign"):
+            continue
+        if any(
+            h.cls in ("password", "pin") and not h.key_only
+            for h in (*found.hits, *found.state_hits)
+        ):
+            return True
+    return False

@@ -53,6 +53,13 @@ _ARABIC = {
     "\u0643": "\u06a9",  # Arabic kaf -> keheh
     "\u0629": "\u0647",  # teh marbuta -> heh
 }
+#: Pictographs that stand for a secret word in a label ("Your 🔑", "🔐 Master"): read as
+#: the word, so a title made of the picture asks as plainly as one made of letters.
+_SYMBOL_WORDS = {
+    "\U0001f511": " secret key ",  # key
+    "\U0001f5dd": " secret key ",  # old key
+    "\U0001f510": " password ",  # closed lock with key
+}
 #: Ranges whose precomposed letters fold to their base letter: Latin-1 to Latin Extended-B,
 #: Greek, Cyrillic, Latin Extended Additional (Vietnamese) and Greek Extended.
 _FOLDED_RANGES = ((0xC0, 0x250), (0x370, 0x400), (0x400, 0x500), (0x1E00, 0x2000))
@@ -69,6 +76,7 @@ def _accent_table() -> dict[int, str | None]:
                 table[code] = base.casefold()
     table.update({ord(k): v for k, v in _LIGATURES.items()})
     table.update({ord(k): v for k, v in _ARABIC.items()})
+    table.update({ord(k): v for k, v in _SYMBOL_WORDS.items()})
     for code in range(0x300, 0x370):  # combining accents left by casefold ("İ" -> "i̇")
         table[code] = None
     for code in (0x640, *range(0x64B, 0x653)):  # tatweel and Arabic short vowels

@@ -356,12 +356,71 @@ def _postposed(text: str) -> Iterator[ProseSecret]:
         yield ProseSecret(SecretMatch(_TYPES[cls], at, at + len(value), value, "medium"), "")
 
 
+#: "use X to log in", "try X for the admin account", "X as the password": the value named
+#: by what it does. RE2: linear time. Group 1 the value; group 2 set when the phrase names
+#: the password itself (then any password shape counts), else the value must look made up.
+_USE_RE: Final = re2.compile(
+    r"(?i)(?:^|[\s(])(?:use|using|try|enter|type|it's|it\s+is)\s+[\"'`]?([^\s\"'`]{4,128}?)"
+    r"[\"'`]?[.,]?\s+(?:(as\s+(?:the|my|your|a|our)\s+(?:new\s+|current\s+|temporary\s+)?"
+    r"(?:password|passcode|passphrase|pass\s+phrase|pin|pin\s+code))|"
+    r"to\s+(?:log\s*in|login|sign\s*in|signin|sign\s+on|unlock|get\s+in|authenticate)|"
+    r"for\s+(?:the\s+|my\s+|your\s+)?(?:login|log\s*in|sign\s*in|admin|root|wi-?fi)\b)"
+)
+#: A product or service named with a number ("Office365", "Windows11", "OAuth2"): what one
+#: uses to log in, not a password, unless the phrase calls it the password.
+_PRODUCT_RE: Final = re.compile(r"[A-Z][A-Za-z]*[0-9]{1,4}")
+
+
+_USE_VERBS: Final = ("us", "try", "it", "enter", "type")
+
+
+def _used_values(text: str) -> Iterator[ProseSecret]:
+    lowered = text.lower()
+    if not any(verb in lowered for verb in _USE_VERBS):
+        return
+    for match in _USE_RE.finditer(text):
+        value = match.group(1).rstrip(_TRAILING)
+        named = match.group(2) is not None
+        cls = "pin" if named and "pin" in match.group(2).lower().split() else "password"
+        if value.startswith(("$", "%", "{", "<")) or not _judge(cls, value, quoted=False):
+            continue
+        if not named and (_PRODUCT_RE.fullmatch(value) or "." in value or "@" in value):
+            continue
+        at = match.start(1)
+        yield ProseSecret(SecretMatch(_TYPES[cls], at, at + len(value), value, "medium"), "")
+
+
+#: A PostgreSQL password file line, ``host:port:database:user:password`` (``*`` for any).
+_PGPASS_RE: Final = re.compile(
+    r"^[ \t]*([A-Za-z0-9_.\[\]*-]+):([0-9]{1,5}|\*):([^:\s]+):([^:\s]+):([^\s]{3,128})[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def _pgpass_lines(text: str) -> Iterator[ProseSecret]:
+    if text.count(":") < 4:
+        return
+    for match in _PGPASS_RE.finditer(text):
+        value = match.group(5)
+        if value == "*" or value.startswith(("$", "%", "{", "<")) or is_placeholder(value):
+            continue
+        at = match.start(5)
+        yield ProseSecret(SecretMatch("password-in-prose", at, match.end(5), value, "medium"), "")
+
+
 def scan_prose(text: str) -> list[ProseSecret]:
     """Every phrase in ``text`` that hands over a password, PIN, code or key.
 
-    Also a pasted command line that carries its own password (``curl -u user:pass``), and
-    the value written before its noun ("hunter2 is my password").
+    Also a pasted command line that carries its own password (``curl -u user:pass``), the
+    value written before its noun ("hunter2 is my password"), a value named by its use
+    ("use X to log in", "X as the password") and a PostgreSQL password file line.
     """
     if len(text) < 6 or len(text) > 1 << 16:
         return []
-    return [*_phrases(text), *_command_secrets(text), *_postposed(text)]
+    return [
+        *_phrases(text),
+        *_command_secrets(text),
+        *_postposed(text),
+        *_used_values(text),
+        *_pgpass_lines(text),
+    ]
