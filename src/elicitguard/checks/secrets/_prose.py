@@ -271,6 +271,16 @@ def _judge(cls: str, value: str, quoted: bool) -> bool:
 _NAMES_A_KEY_RE: Final = re.compile(r"[_.-](?:key|token|secret)s?$", re.IGNORECASE)
 
 
+#: A lock combination written in groups with spaces between them ("36 24 36").
+_SPACED_GROUPS_RE: Final = re.compile(r"[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){2,3}(?![0-9])")
+
+
+def _spaced_groups(text: str, at: int) -> str:
+    """The whole spaced combination that starts at ``at``, or ``""``."""
+    match = _SPACED_GROUPS_RE.match(text, at) if at >= 0 else None
+    return match.group(0) if match else ""
+
+
 #: Nouns for a card's security code, whose value is three or four digits.
 _CARD_CODES: Final = frozenset({"cvv", "cvc", "cvv2"})
 
@@ -282,6 +292,7 @@ def _phrases(text: str) -> Iterator[ProseSecret]:
         text = lowered  # case folding changed lengths: read the folded text
     original = text
     position = 0
+    seen: set[tuple[int, str]] = set()
     while position < len(lowered):
         match = lexicon.regex.search(lowered, position)
         if match is None:
@@ -297,9 +308,14 @@ def _phrases(text: str) -> Iterator[ProseSecret]:
         if cls == "key" and _qualified_code(lowered, start, lexicon.key_qualifiers):
             continue
         value, quoted = _value_after(text, lowered, end, lexicon.connectors)
+        if cls == "pin" and value.isdigit() and len(value) <= 2:
+            value = _spaced_groups(text, text.find(value, end)) or value  # "36 24 36"
         card_code = noun in _CARD_CODES and _digits_code(value, 3, 4)  # "cvv 123"
         if card_code or (value and _judge(cls, value, quoted)):
             at = text.find(value, end)
+            if (at, value) in seen:
+                continue  # "safe combination" and "combination": one value, said once
+            seen.add((at, value))
             secret = SecretMatch(_TYPES[cls], at, at + len(value), value, "medium")
             yield ProseSecret(secret, language)
 
