@@ -272,13 +272,16 @@ _NAMES_A_KEY_RE: Final = re.compile(r"[_.-](?:key|token|secret)s?$", re.IGNORECA
 
 
 #: A lock combination written in groups with spaces between them ("36 24 36").
-_SPACED_GROUPS_RE: Final = re.compile(r"[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){2,3}(?![0-9])")
+_SPACED_GROUPS_RE: Final = re.compile(r"[0-9]{1,2}(?:[ \t]+[0-9]{1,2}){2,3}")
 
 
 def _spaced_groups(text: str, at: int) -> str:
-    """The whole spaced combination that starts at ``at``, or ``""``."""
+    """The whole spaced combination that starts at ``at``, or ``""`` (also when a longer
+    number follows its last group: "36 24 170" is no combination)."""
     match = _SPACED_GROUPS_RE.match(text, at) if at >= 0 else None
-    return match.group(0) if match else ""
+    if match is None or text[match.end() : match.end() + 1].isdigit():
+        return ""
+    return match.group(0)
 
 
 #: Nouns for a card's security code, whose value is three or four digits.
