@@ -231,6 +231,32 @@ POSITIVES = [
     (lambda: "da" + "pi" + rand(32, HEX), "databricks-token"),
     # Groq
     (lambda: "gs" + "k_" + rand(52), "groq-api-key"),
+    # LaunchDarkly (a version-4 UUID's shape after the prefix)
+    (
+        lambda: (
+            "sd"
+            + "k-"
+            + "-".join((rand(8, HEX), rand(4, HEX), "4" + rand(3, HEX)))
+            + "-"
+            + rand(4, HEX)
+            + "-"
+            + rand(12, HEX)
+        ),
+        "launchdarkly-key",
+    ),
+    # Langfuse secret key
+    (
+        lambda: (
+            "sk"
+            + "-lf-"
+            + "-".join((rand(8, HEX), rand(4, HEX), rand(4, HEX), rand(4, HEX)))
+            + "-"
+            + rand(12, HEX)
+        ),
+        "langfuse-secret-key",
+    ),
+    # AWS AppSync
+    (lambda: "da" + "2-" + rand(26, string.ascii_lowercase + string.digits), "aws-appsync-api-key"),
 ]
 
 
@@ -460,7 +486,10 @@ def test_community_catalogue_can_be_switched_off_explicitly(
         ("the report ey6U46qCx26dqzMVWAGiibt6m65mM5w9 was long", False),  # inside a sentence
         ("amadeus ey6U46qCx26dqz", False),  # too short for a service the catalogue lacks
         ("commit 9fceb02d0ae598e95dc970b74767f19372d61af8", False),  # a hash
-        ("sumOfExposures = 3Kof2VffNQ0QgYIhXUPJosVlCaQKm2hfpWE6F1fT9YGY74blQBIPsrkCcf1TwKE5;", False),
+        (
+            "sumOfExposures = 3Kof2VffNQ0QgYIhXUPJosVlCaQKm2hfpWE6F1fT9YGY74blQBIPsrkCcf1TwKE5;",
+            False,
+        ),
     ],
 )
 def test_a_token_noted_down_after_a_service_name(text: str, found: bool) -> None:
