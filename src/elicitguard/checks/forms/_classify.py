@@ -195,7 +195,8 @@ def _gather(
 ) -> _Evidence:
     """Collect evidence from texts, the message, format, length and default.
 
-    ``names_version``: the field's label names the old, current or new one of something.
+    ``names_version``: the message is about the user's password and the field's label
+    names the old, current or new one of something.
     """
     key, title, desc = scans
     ev = _Evidence()
@@ -217,13 +218,7 @@ def _gather(
                 break
     if not benign and not desc.has("deny"):
         ev.add_hits("description", desc.hits)
-    if (
-        not ev.scores
-        and ctx.password_topic
-        and shape.kind == "text"
-        and not benign
-        and names_version
-    ):
+    if names_version and not ev.scores and shape.kind == "text" and not benign:
         ev.add("password", 2.0, "the message is about a password; this field is its old or new one")
     if not ev.scores and _code_is_otp(scans, shape, ctx):
         ev.add("otp", 2.0, "a code field sent to the user or sized like one")

@@ -390,13 +390,7 @@ _USE_RE: Final = re2.compile(
 _PRODUCT_RE: Final = re.compile(r"[A-Z][A-Za-z]*[0-9]{1,4}")
 
 
-_USE_VERBS: Final = ("us", "try", "it", "enter", "type")
-
-
 def _used_values(text: str) -> Iterator[ProseSecret]:
-    lowered = text.lower()
-    if not any(verb in lowered for verb in _USE_VERBS):
-        return
     for match in _USE_RE.finditer(text):
         value = match.group(1).rstrip(_TRAILING)
         named = match.group(2) is not None
