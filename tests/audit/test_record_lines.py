@@ -1,6 +1,6 @@
 """A record rendered straight to its line reads byte for byte as the built record did.
 
-:meth:`AuditLog._line` renders a decision record from remembered parts; the plain path
+:meth:`AuditLog._body` renders a decision record from remembered parts; the plain path
 builds the record as dicts (:func:`decision_record`), runs the redaction boundary and
 renders it. Both run here over many generated decisions (forms, URLs, answers and other
 items; findings with and without fingerprints, generated or not; both eras and none;
@@ -13,9 +13,12 @@ take the plain path, and write the same as before too.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import io
 import random
 import string
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +30,7 @@ from elicitguard.audit.records import AuditLog
 from elicitguard.audit.sink import AuditSink
 from elicitguard.base.decision import Action, Confidence, Decision, Finding, Severity, Suppressed
 from elicitguard.base.keys import KeyRing
+from elicitguard.engine.verdicts import item_key
 from elicitguard.identity.principal import Principal
 from elicitguard.protocol.envelope import Direction, Envelope, Side, Transport
 from elicitguard.protocol.items import Item, ItemKind
@@ -104,7 +108,7 @@ def _item(rng: random.Random, era: str | None) -> Item:
     pointer = rng.choice(
         ("/params", "/params", "/result", f"/params/inputRequests/{_text(rng, True)}")
     )
-    return Item(
+    item = Item(
         kind=kind,
         pointer=pointer,
         era=era,
@@ -114,6 +118,10 @@ def _item(rng: random.Random, era: str | None) -> Item:
         input_key=input_key,
         schema=schema,
     )
+    if rng.random() < 0.6:  # as the engine marks the items it judged (none for subclasses)
+        key = item_key(item, None, Side.PROXY, Direction.SERVER_TO_CLIENT)
+        item.digest = key[0] if key is not None else None
+    return item
 
 
 def _fingerprint(rng: random.Random) -> Any:
@@ -210,18 +218,22 @@ def _record_both(
     plain_sink, line_sink = make_sink(plain_stream), make_sink(line_stream)
     plain, lines = AuditLog(plain_sink, keys), AuditLog(line_sink, keys)
     made = 0
-    original = lines._line
-
-    def counted(*args: Any) -> Any:
-        nonlocal made
-        made += 1
-        return original(*args)
-
     for seq, (decision, envelope, noted) in enumerate(cases, 1):
         args = (decision, envelope, seq, 1_700_000_000.0 + seq / 7, noted)
         plain_sink.submit_record(plain._build, args)
-        line_sink.submit_record(lines._build, args, line=counted)
+        _submit_both_ways(lines, args)
+        made += line_sink.writes_lines() and lines._body(decision, envelope, noted) is not None
     return plain_stream.getvalue().splitlines(), line_stream.getvalue().splitlines(), made
+
+
+def _submit_both_ways(log: AuditLog, args: tuple[Any, ...]) -> None:
+    """As :meth:`AuditLog.record` hands a record to its sink: rendered when it can be."""
+    decision, envelope, seq, ts, noted = args
+    made = log._body(decision, envelope, noted) if log.sink.writes_lines() else None
+    if made is None:
+        log.sink.submit_record(log._build, args)
+    else:
+        log.sink.submit_line(*made, seq, ts)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -277,6 +289,15 @@ def test_a_fingerprint_that_is_not_generated_is_judged_each_time() -> None:
     assert TOKEN not in "".join(lines)
 
 
+def test_an_item_of_dict_subclasses_gets_no_digest() -> None:
+    """The digest the record's item part is remembered by never stands for a subclass."""
+    plain = Item(kind=ItemKind.FORM_REQUEST, pointer="/p", era=None, data={}, schema={"a": 1})
+    mixed = Item(kind=ItemKind.FORM_REQUEST, pointer="/p", era=None, data={}, schema=_Dict(a=1))
+    where = (None, Side.PROXY, Direction.SERVER_TO_CLIENT)
+    assert item_key(plain, *where) is not None
+    assert item_key(mixed, *where) is None
+
+
 def test_a_form_of_dict_subclasses_is_not_taken_for_the_plain_form() -> None:
     """Field specs that are not plain objects read as untyped: never as the plain form's."""
     rng = random.Random(11)
@@ -329,7 +350,7 @@ def test_a_queued_sink_writes_the_same_lines() -> None:
     for seq, (decision, envelope, noted) in enumerate(cases, 1):
         args = (decision, envelope, seq, 1_700_000_000.0 + seq, noted)
         sinks[0].submit_record(logs[0]._build, args)
-        sinks[1].submit_record(logs[1]._build, args, line=logs[1]._line)
+        _submit_both_ways(logs[1], args)
     for sink in sinks:
         sink.flush()
     written = [s.getvalue() for s in streams]
@@ -337,3 +358,40 @@ def test_a_queued_sink_writes_the_same_lines() -> None:
         sink.close()
     assert written[1] == written[0]
     assert written[0].count("\n") == len(cases)
+
+
+def test_a_queued_record_keeps_no_message_alive() -> None:
+    """A rendered record is queued as text: the writer's backlog holds no traffic."""
+    stream = io.StringIO()
+    sink = AuditSink(stream, queue=16)
+    entered, release = threading.Event(), threading.Event()
+
+    def hold() -> dict[str, Any]:
+        entered.set()
+        release.wait()
+        return {"event": "test.parked"}
+
+    sink.submit_record(hold, ())
+    assert entered.wait(10)
+    try:
+        log = AuditLog(sink, KeyRing.random())
+        message = _Message(jsonrpc="2.0", id=7, method="elicitation/create")
+        schema = {"properties": {"name": {"type": "string"}}}
+        item = Item(kind=ItemKind.FORM_REQUEST, pointer="/params", era=None, data={}, schema=schema)
+        decision = Decision(action=Action.ALLOW, items=(item,), decision_id="d")
+        log.record(decision, Envelope(message, Direction.SERVER_TO_CLIENT, side=Side.PROXY))
+        alive = weakref.ref(message)
+        del message, decision, item
+        gc.collect()
+        assert alive() is None  # queued, not yet written, and the message is gone
+    finally:
+        release.set()
+    sink.flush()
+    written = [orjson.loads(line) for line in stream.getvalue().splitlines()]
+    sink.close()
+    assert [r.get("jsonrpc_id") for r in written] == [None, 7]
+    assert written[1]["elicitation"][0]["fields"] == [{"name": "name", "type": "string"}]
+
+
+class _Message(dict[str, Any]):
+    """A message a weak reference can follow."""

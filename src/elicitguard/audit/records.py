@@ -56,6 +56,7 @@ class AuditLog:
         self._heads: dict[tuple[Any, ...], tuple[str, str, str]] = {}
         self._principals: dict[tuple[Any, Any], str] = {}
         self._forms: dict[bytes, str] = {}
+        self._items: dict[bytes, str] = {}
         self._findings: dict[tuple[Any, ...], str] = {}
 
     def count_fast_path(self) -> None:
@@ -64,23 +65,36 @@ class AuditLog:
     def record(self, decision: Decision, envelope: Envelope) -> None:
         """Write the record of one decision.
 
-        The caller takes a sequence number and the time, and notes the message's ``id`` and
-        ``method`` (an integration may rewrite them once the decision is made); the record
-        itself is built where the sink writes it: in its background writer, off the request
-        path, when it has one. Numbering and queueing happen under one lock, so records
-        reach the sink in ``seq`` order.
+        The record is numbered and timed here, and the message's ``id`` and ``method``
+        noted (an integration may rewrite them once the decision is made). When the sink
+        writes plain lines, the record is rendered here from remembered parts, all but its
+        time and number (:meth:`_body`, outside the lock: the parts are dicts any thread
+        may fill), and handed over as text: a background writer then
+        only stamps, judges and writes it, and its queue keeps no message alive. Otherwise
+        (another format, an exporter, the chain, or a value the shortcut does not vouch
+        for) the record is built where the sink writes it. Numbering and queueing happen
+        under one lock, so records reach the sink in ``seq`` order.
         """
         self.counters["decisions"] += 1
-        if not self.sink.enabled:
+        sink = self.sink
+        if not sink.enabled:
             return
         message = envelope.message
         noted = (message.get("id"), message.get("method"))
+        made = None
+        if sink.writes_lines():
+            try:
+                made = self._body(decision, envelope, noted)
+            except Exception:  # the shortcut never costs a record: build it instead
+                made = None
         with self._lock:
             seq = next(self._seq)
             self.counters["records"] += 1
-            self.sink.submit_record(
-                self._build, (decision, envelope, seq, time.time(), noted), line=self._line
-            )
+            ts = time.time()
+            if made is None:
+                sink.submit_record(self._build, (decision, envelope, seq, ts, noted))
+            else:
+                sink.submit_line(*made, seq, ts)
 
     def _build(
         self,
@@ -101,29 +115,25 @@ class AuditLog:
             method=noted[1],
         )
 
-    def _line(
-        self,
-        decision: Decision,
-        envelope: Envelope,
-        seq: int,
-        ts: float,
-        noted: tuple[Any, Any],
+    def _body(
+        self, decision: Decision, envelope: Envelope, noted: tuple[Any, Any]
     ) -> tuple[str, tuple[Any, ...], Any] | None:
-        """The record :meth:`_build` makes, already rendered as the default JSON line.
+        """The record :meth:`_build` makes, rendered as the default JSON line after its
+        ``"seq"`` (the sink puts the time and number in front: :meth:`AuditSink.submit_line`).
 
         Why: building the record as dicts and rendering it took most of a record's cost,
         and most of a record repeats from one decision to the next (the policy, the side,
         the form's fields, each finding's code and place). Those parts are rendered once,
         by the same ``orjson`` call the renderer makes, and remembered by exactly what
-        they are made of; only the time, sequence, ids, fingerprints and duration are
-        rendered per record. The line reads byte for byte as ``render_json`` writes the
-        built record (tests/audit/test_record_lines.py compares them).
+        they are made of; only the ids, fingerprints and duration are rendered per record.
+        The line reads byte for byte as ``render_json`` writes the built record
+        (tests/audit/test_record_lines.py compares them).
 
-        Returns the line, the record's shape (everything but the fields elicitguard
+        Returns the text, the record's shape (everything but the fields elicitguard
         generates, as :class:`~elicitguard.audit.processors.RedactRecord` remembers a clean
         record by) and the JSON-RPC id, for the sink's redaction boundary to judge; or
-        ``None`` when a value is of a type the shortcut does not vouch for (the sink then
-        builds the record as before).
+        ``None`` when a value is of a type the shortcut does not vouch for (the record is
+        then built as before).
         """
         jsonrpc_id, method = noted
         method, items = _method_and_items(decision, method)
@@ -202,14 +212,14 @@ class AuditLog:
         errors = _json(list(decision.errors)) if decision.errors else "[]"
         shape = (head, principal_json, elicitation, tuple(findings_shape), suppressed, errors)
         safe_id = safe_jsonrpc_id(jsonrpc_id)
-        line = (
-            f'{{"ts":"{timestamp(ts)}","seq":{seq},"decision_id":{_json(decision.decision_id)},'
+        body = (
+            f'"decision_id":{_json(decision.decision_id)},'
             f'{head[0]},"session":{session_json},"principal":{principal_json},{head[1]},'
             f'"jsonrpc_id":{_json(safe_id)},"elicitation":[{",".join(elicitation)}],{head[2]},'
             f'"findings":[{",".join(findings_json)}],"suppressed":{suppressed},"errors":{errors},'
             f'"duration_us":{_json(decision.duration_us)},"event":"elicitguard.decision"}}'
         )
-        return line, shape, safe_id
+        return body, shape, safe_id
 
     def _head(self, key: tuple[Any, ...]) -> tuple[str, str, str]:
         """The parts of a record fixed by policy, place in traffic, server, method and verdict."""
@@ -255,13 +265,27 @@ class AuditLog:
         return cached
 
     def _item_json(self, item: Item) -> str:
-        """One item's metadata as JSON; a form's remembered by exactly what it is made of.
+        """One item's metadata as JSON, remembered by exactly what it is made of.
 
-        The key is the JSON of everything :func:`_item_meta` reads of a form, written with
-        ``OPT_PASSTHROUGH_SUBCLASS`` so that a subclass of ``dict`` or ``str`` (which the
-        metadata treats apart) makes no key: equal keys mean equal metadata. Other items
-        are rendered afresh: a URL is never a key (its query may hold a secret).
+        An item the engine judged carries the digest its verdict cache keys it by, which
+        covers everything :func:`_item_meta` reads (kind, pointer, mode, input key, schema
+        and data): equal digests mean equal metadata, so the metadata is rendered once per
+        distinct item and the record describes the item as it was judged. The digest is a
+        hash kept in memory only, as the verdict cache keeps it; a URL itself is never a
+        key (its query may hold a secret). A form without a digest is remembered by the
+        JSON of what the metadata reads of it, written with ``OPT_PASSTHROUGH_SUBCLASS``
+        so that a subclass of ``dict`` or ``str`` makes no key; other items are rendered
+        afresh.
         """
+        digest = item.digest
+        if digest is not None:
+            cached = self._items.get(digest)
+            if cached is None:
+                cached = _json(_item_meta(item))
+                if len(self._items) >= _PARTS_LIMIT:
+                    self._items.clear()
+                self._items[digest] = cached
+            return cached
         if item.kind is ItemKind.FORM_REQUEST and isinstance(item.schema, dict):
             props = item.schema.get("properties")
             if isinstance(props, dict):

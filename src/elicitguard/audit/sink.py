@@ -7,7 +7,8 @@ embedding elicitguard never changes an application's logging.
 A sink either writes each record as it comes (``queue=0``: the caller does all the work,
 which tests and embedders reading a stream right away rely on) or hands it to a
 :class:`~elicitguard.audit.writer.BackgroundWriter` (``queue=N``, what ``audit.queue``
-configures for the sinks a policy opens): the caller only queues, and the writer thread
+configures for the sinks a policy opens): the caller only queues (a decision record as
+text its audit log rendered, or what the record is built from), and the writer thread
 runs the same chain (the redaction boundary included: nothing reaches the stream
 unredacted either way) and writes many lines per ``write``. Every sink still open when the
 interpreter exits is closed then, which writes what is queued and the chain checkpoint.
@@ -24,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
 import structlog
 
 from elicitguard.audit.chain import ChainState, ChainWriter, read_tail_state
@@ -47,13 +49,16 @@ __all__ = ["AuditSink", "open_sink", "timestamp"]
 #: the event dict or the builder's arguments.
 _Job = tuple[Any, Callable[..., dict[str, Any]] | None, Any]
 _RENDERED = "rendered"
-#: A decision record that comes with a line builder (:meth:`AuditSink.submit_record`).
+#: A decision record its audit log rendered, all but its time and number
+#: (:meth:`AuditSink.submit_line`).
 _LINE = "line"
-#: What a line builder returns: the line, the record's shape and its JSON-RPC id (or
-#: ``None``: build the record instead).
-LineBuilder = Callable[..., tuple[str, Any, Any] | None]
 
 _open_sinks: weakref.WeakSet[AuditSink] = weakref.WeakSet()
+
+
+def _stamped(body: str, seq: int, ts: float) -> str:
+    """A decision record's line: its time and sequence number, then the rest of it."""
+    return f'{{"ts":"{timestamp(ts)}","seq":{seq},{body}'
 
 
 class _LineCollector:
@@ -171,53 +176,57 @@ class AuditSink:
         if self.enabled:
             self._submit((self._records, None, event))
 
-    def submit_record(
-        self,
-        build: Callable[..., dict[str, Any]],
-        args: tuple[Any, ...],
-        *,
-        line: LineBuilder | None = None,
-    ) -> None:
+    def submit_record(self, build: Callable[..., dict[str, Any]], args: tuple[Any, ...]) -> None:
         """Write the decision record ``build(*args)`` makes, built where it is written.
 
         With a background writer the caller waits only for the queue; the record is built,
-        redacted and rendered by the writer thread, in submission order. ``line(*args)``,
-        when given, renders the same record straight to the default JSON line; the sink
-        uses it when that is what it would write (no other format, renderer, exporter or
-        chain) and the line passes the redaction boundary untouched, and builds the record
-        otherwise.
+        redacted and rendered by the writer thread, in submission order.
+        """
+        if self.enabled:
+            self._submit((self._records, build, args))
+
+    def writes_lines(self) -> bool:
+        """True when a decision record is written as :func:`render_json` writes it: the
+        record chain's stamp, redaction and seal leave a clean, stamped record as it is
+        (no other format, renderer, exporter or chain). Only then may a record be handed
+        over already rendered (:meth:`submit_line`)."""
+        return (
+            self.renderer is render_json
+            and self._seal.chain is None
+            and self.record_format is None
+            and not self.exporters
+        )
+
+    def submit_line(self, body: str, shape: Any, jsonrpc_id: Any, seq: int, ts: float) -> None:
+        """Write a decision record rendered by its audit log, all but its time and number.
+
+        ``body`` is the record's JSON after ``"seq"`` (``"decision_id":...}``); ``shape``
+        is the record without its generated fields, and ``jsonrpc_id`` its id, for the
+        redaction boundary to judge (:meth:`RedactRecord.passes_line`). The job holds only
+        text and numbers, never the message: queued records keep no traffic alive, which
+        kept the collector busy. A line the boundary does not pass (or a sink that no
+        longer writes plain lines) is read back into the record it renders, which is
+        the record the plain path builds, and takes that path: redacted as ever.
         """
         if not self.enabled:
             return
-        if line is None:
-            self._submit((self._records, build, args))
-            return
+        job = (body, shape, jsonrpc_id, seq, ts)
         writer = self._writer
         if writer is not None:
-            writer.put((_LINE, build, (line, args)))
+            writer.put((_LINE, None, job))
             return
         with self._lock:  # written here: a clean line at once, without a batch's machinery
-            text = self._clean_line(line, args)
             stream = self._stream
-            if text is not None and stream is not None:
-                stream.write(text + "\n")
+            line = _stamped(body, seq, ts)
+            if (
+                stream is not None
+                and self.writes_lines()
+                and self._redact_record.passes_line(line, shape, jsonrpc_id)
+            ):
+                stream.write(line + "\n")
                 stream.flush()
                 return
-            self._write_batch(((self._records, build, args),), 0, 0, strict=True)
-
-    def _clean_line(self, line: LineBuilder, args: tuple[Any, ...]) -> str | None:
-        """The line ``line(*args)`` renders when this sink would write just that, else
-        ``None`` (the record is then built and written as before, which is also what
-        happens should the shortcut fail: it never costs a record)."""
-        if not self._writes_lines():
-            return None
-        try:
-            made = line(*args)
-        except Exception:
-            return None
-        if made is not None and self._redact_record.passes_line(*made):
-            return made[0]
-        return None
+            self._write_batch(((_LINE, None, job),), 0, 0, strict=True)
 
     def write_rendered(self, record: dict[str, Any]) -> None:
         """Write a record in another format (OCSF, ECS) through the same redaction boundary."""
@@ -260,12 +269,14 @@ class AuditSink:
         for chain, build, payload in jobs:
             try:
                 if chain is _LINE:
-                    line_of, payload = payload
-                    text = self._clean_line(line_of, payload)
-                    if text is not None:
-                        out.append(text)
+                    body, shape, jsonrpc_id, seq, ts = payload
+                    stamped = _stamped(body, seq, ts)
+                    if self.writes_lines() and self._redact_record.passes_line(
+                        stamped, shape, jsonrpc_id
+                    ):
+                        out.append(stamped)
                         continue
-                    chain = self._records
+                    chain, payload = self._records, orjson.loads(stamped)
                 event = build(*payload) if build is not None else payload
                 if chain is self._records and (self.exporters or self.record_format):
                     for export in self.exporters:
@@ -277,9 +288,9 @@ class AuditSink:
                     continue
                 name = event.pop("event", "elicitguard.decision")
                 if chain is self._records:
-                    line = self._render_record(name, event)
-                    if line is not None:
-                        out.append(line)
+                    rendered = self._render_record(name, event)
+                    if rendered is not None:
+                        out.append(rendered)
                     continue
                 chain.msg(name, **event)
             except Exception as exc:
@@ -292,16 +303,6 @@ class AuditSink:
             out.clear()
             stream.write(text)
             stream.flush()
-
-    def _writes_lines(self) -> bool:
-        """True when a decision record is written as :func:`render_json` writes it: the
-        record chain's stamp, redaction and seal leave a clean, stamped record as it is."""
-        return (
-            self.renderer is render_json
-            and self._seal.chain is None
-            and self.record_format is None
-            and not self.exporters
-        )
 
     def _render_record(self, name: str, event: dict[str, Any]) -> str | None:
         """A decision record through its chain, as a bound logger would run it: ``event``

@@ -1,8 +1,10 @@
 """The audit sink's background writer: records leave the request path through a bounded queue.
 
-A decision waits only for its record to be queued (a sequence number, a clock read and a
-``put``); one daemon thread per sink builds, redacts, seals, renders and writes the records
-in queue order, many lines per ``write`` and ``flush``. Woken by a first record, the
+A decision waits only for its record to be queued: a sequence number, a clock read, the
+record rendered from remembered parts as text (when the sink writes plain lines, so that
+the queue holds no message alive) and a ``put``. One daemon thread per sink stamps, redacts,
+seals, renders (what is not rendered yet) and writes the records in queue order, many
+lines per ``write`` and ``flush``. Woken by a first record, the
 writer gathers more for up to 20 ms (or until 64 are queued, or a flush asks) before it
 writes: one thread hand-off per batch, not per record. The queue is bounded
 (``audit.queue``), and a full queue never loses a record silently (``audit.when_full``):
@@ -125,8 +127,12 @@ class BackgroundWriter:
                         self._progress.wait(0.05)
             self._submitted += 1
             jobs.append(job)
-        if self._idle or (self._lingering and len(jobs) >= self._wake_at):
-            self._wake.set()
+        wake = self._wake
+        # ``set`` takes a lock and notifies; until the writer gets the GIL back, every put
+        # past the mark would repeat it. The writer clears the event before it looks at
+        # the queue, so a job seen set is a job the writer will see.
+        if (self._idle or (self._lingering and len(jobs) >= self._wake_at)) and not wake.is_set():
+            wake.set()
 
     def flush(self) -> None:
         """Wait until every job queued so far is written."""

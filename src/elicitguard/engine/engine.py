@@ -581,6 +581,8 @@ class Engine:
                 if verdicts is not None and any_pure
                 else None
             )
+            # The audit record's item part is remembered by it (none: rendered afresh).
+            item.digest = key[0] if key is not None else None
             cached = verdicts.get(key) if key is not None and verdicts is not None else None
             fresh: dict[str, list[Hit]] | None = {} if key is not None and cached is None else None
             for rule in rules:

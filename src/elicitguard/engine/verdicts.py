@@ -17,7 +17,8 @@ side and direction: two items share hits only when a check could not tell them a
 cache is per engine (one policy, one set of lists and params, started afresh when the
 engine's policy is replaced), bounded, and forgets its oldest entries first. Items whose
 data JSON cannot encode (lone surrogates) or that are larger than :data:`MAX_KEY_BYTES` are
-not cached: they are judged afresh each time.
+not cached: they are judged afresh each time, as are items holding a subclass of a JSON
+type (never read from traffic; a library caller's own mapping may behave otherwise).
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ def item_key(
                 data,
             ),
             default=_default,
+            # A subclass of dict, list, str or int is not taken for the plain value it
+            # holds (it may behave otherwise): such an item gets no key, judged afresh.
+            option=orjson.OPT_PASSTHROUGH_SUBCLASS,
         )
     except (TypeError, orjson.JSONEncodeError):
         return None

@@ -104,6 +104,10 @@ class Item:
     draft: bool = False
     task: bool = False
     facts: dict[str, Any] = field(default_factory=dict)
+    #: A digest of everything a pure check may read of this item, as the engine's verdict
+    #: cache keys it (``None`` until the engine computes one, or when it cannot): equal
+    #: digests mean items no check, and no audit record, could tell apart.
+    digest: bytes | None = None
 
     @property
     def is_elicitation(self) -> bool:
