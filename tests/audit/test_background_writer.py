@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.audit.writer_support import park as _park
 
 from elicitguard import Direction, Engine, Envelope, Side, load_policy
 from elicitguard.audit.records import AuditLog
@@ -28,20 +29,6 @@ TOKEN = "ghp_" + "Zq8bX2vN4kL7mP1sR6tY9wA3cE5gH0jK2dF4"
 
 def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def _park(sink: AuditSink) -> tuple[threading.Event, threading.Event]:
-    """Submit a job that holds the writer until released; returns (entered, release)."""
-    entered, release = threading.Event(), threading.Event()
-
-    def hold() -> dict[str, Any]:
-        entered.set()
-        release.wait()
-        return {"event": "test.parked"}
-
-    sink.submit_record(hold, ())
-    assert entered.wait(10)
-    return entered, release
 
 
 def _form(request_id: int) -> dict[str, Any]:

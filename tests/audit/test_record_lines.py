@@ -17,13 +17,13 @@ import gc
 import io
 import random
 import string
-import threading
 import weakref
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import pytest
+from tests.audit.writer_support import park
 
 from elicitguard.audit.formats import FORMATS, wrap_sink
 from elicitguard.audit.records import AuditLog
@@ -364,15 +364,7 @@ def test_a_queued_record_keeps_no_message_alive() -> None:
     """A rendered record is queued as text: the writer's backlog holds no traffic."""
     stream = io.StringIO()
     sink = AuditSink(stream, queue=16)
-    entered, release = threading.Event(), threading.Event()
-
-    def hold() -> dict[str, Any]:
-        entered.set()
-        release.wait()
-        return {"event": "test.parked"}
-
-    sink.submit_record(hold, ())
-    assert entered.wait(10)
+    _, release = park(sink)
     try:
         log = AuditLog(sink, KeyRing.random())
         message = _Message(jsonrpc="2.0", id=7, method="elicitation/create")
