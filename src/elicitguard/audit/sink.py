@@ -217,16 +217,22 @@ class AuditSink:
             return
         with self._lock:  # written here: a clean line at once, without a batch's machinery
             stream = self._stream
-            line = _stamped(body, seq, ts)
-            if (
-                stream is not None
-                and self.writes_lines()
-                and self._redact_record.passes_line(line, shape, jsonrpc_id)
-            ):
+            line, clean = self._judged_line(job)
+            if clean and stream is not None:
                 stream.write(line + "\n")
                 stream.flush()
                 return
-            self._write_batch(((_LINE, None, job),), 0, 0, strict=True)
+            self._write_batch(((self._records, None, orjson.loads(line)),), 0, 0, strict=True)
+
+    def _judged_line(self, job: tuple[str, Any, Any, int, float]) -> tuple[str, bool]:
+        """A rendered record's whole line, and whether it may be written as it is: the sink
+        still writes plain lines and the redaction boundary passes it. Otherwise the line
+        is read back (``orjson.loads``) into the record the plain path would have built."""
+        body, shape, jsonrpc_id, seq, ts = job
+        line = _stamped(body, seq, ts)
+        return line, self.writes_lines() and self._redact_record.passes_line(
+            line, shape, jsonrpc_id
+        )
 
     def write_rendered(self, record: dict[str, Any]) -> None:
         """Write a record in another format (OCSF, ECS) through the same redaction boundary."""
@@ -269,14 +275,11 @@ class AuditSink:
         for chain, build, payload in jobs:
             try:
                 if chain is _LINE:
-                    body, shape, jsonrpc_id, seq, ts = payload
-                    stamped = _stamped(body, seq, ts)
-                    if self.writes_lines() and self._redact_record.passes_line(
-                        stamped, shape, jsonrpc_id
-                    ):
-                        out.append(stamped)
+                    line, clean = self._judged_line(payload)
+                    if clean:
+                        out.append(line)
                         continue
-                    chain, payload = self._records, orjson.loads(stamped)
+                    chain, payload = self._records, orjson.loads(line)
                 event = build(*payload) if build is not None else payload
                 if chain is self._records and (self.exporters or self.record_format):
                     for export in self.exporters:
